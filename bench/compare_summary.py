@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+"""compare_summary.py: turn the raw samples written by bench/compare.sh
+(CSV: mpi,round,test,size,sample,us) into one table per test: for every
+message size, each MPI's median and p99 over all its samples (all rounds
+pooled) and the ratio dmpi / best peer.
+
+usage: compare_summary.py [--order mpi1,mpi2,...] [--dmpi NAME] FILE.csv
+"""
+import argparse
+import collections
+import csv
+import math
+import sys
+
+# Per test: what is shown and whether higher values are better.
+TESTS = {
+    "lat": ("time per message (half round trip), microseconds", False),
+    "bw": ("bandwidth, MB/s (10^6 bytes/s) from the time per message", True),
+    "bibw": ("bandwidth both directions together, MB/s from the time per message", True),
+}
+
+
+def quantile(sorted_values, q):
+    """Nearest-rank quantile, as the benchmark program computes it."""
+    k = max(1, min(len(sorted_values), math.ceil(q * len(sorted_values) - 1e-9)))
+    return sorted_values[k - 1]
+
+
+def human_size(n):
+    for unit, shift in (("M", 20), ("K", 10)):
+        if n >= 1 << shift and n % (1 << shift) == 0:
+            return f"{n >> shift}{unit}"
+    return str(n)
+
+
+def fmt(v):
+    if v >= 1000:
+        return f"{v:.0f}"
+    if v >= 10:
+        return f"{v:.1f}"
+    return f"{v:.3f}"
+
+
+def load(path):
+    samples = collections.defaultdict(list)  # (test, size, mpi) -> [us]
+    rounds = collections.defaultdict(set)    # mpi -> rounds seen
+    with open(path, newline="") as f:
+        for row in csv.DictReader(f):
+            key = (row["test"], int(row["size"]), row["mpi"])
+            samples[key].append(float(row["us"]))
+            rounds[row["mpi"]].add(row["round"])
+    return samples, rounds
+
+
+def stats(test, size, values):
+    """(shown median, shown p99) for one MPI: times for lat, MB/s for bw/bibw.
+    For bandwidth the 'p99' is the rate at the p99 time (the slow tail)."""
+    values = sorted(values)
+    t50, t99 = quantile(values, 0.5), quantile(values, 0.99)
+    if not TESTS[test][1]:
+        return t50, t99
+    # bytes per message, or for empty messages the message rate (Mmsg/s)
+    per_msg = (size or 1) * (2 if test == "bibw" else 1)
+    return (per_msg / t50 if t50 > 0 else 0.0), (per_msg / t99 if t99 > 0 else 0.0)
+
+
+def table(test, sizes, mpis, dmpi, samples, out):
+    what, higher_better = TESTS[test]
+    peers = [m for m in mpis if m != dmpi]
+    have_dmpi = dmpi in mpis and peers
+    n = {m: len(samples.get((test, sizes[0], m), [])) for m in mpis}
+    out.write(f"\n{test}: {what}; median / p99 "
+              f"({'higher' if higher_better else 'lower'} is better)\n")
+    out.write("  samples per size: " + ", ".join(f"{m} {n[m]}" for m in mpis) + "\n")
+    if have_dmpi:
+        out.write(f"  ratio = {dmpi} median / best peer median, in brackets {dmpi} p99 /"
+                  f" best peer p99: {'above' if higher_better else 'below'} 1 means"
+                  f" {dmpi} is better\n")
+    if higher_better and 0 in sizes:
+        out.write("  size 0: million messages per second instead of MB/s\n")
+    width = {m: max(len(m), 15) for m in mpis}
+    bestw = max([len(p) for p in peers] + [9])
+    head = f"{'size':>6}  " + "  ".join(f"{m:>{width[m]}}" for m in mpis)
+    head += f"  {'best peer':>{bestw}}" + (f"  {'ratio':>12}" if have_dmpi else "")
+    out.write(head + "\n")
+    for size in sizes:
+        row = f"{human_size(size):>6}  "
+        got = {}
+        for m in mpis:
+            vals = samples.get((test, size, m))
+            if vals:
+                got[m] = stats(test, size, vals)
+                cell = f"{fmt(got[m][0])} / {fmt(got[m][1])}"
+            else:
+                cell = "-"
+            row += f"{cell:>{width[m]}}  "
+        ranked = [p for p in peers if p in got]
+        best = best99 = None
+        if ranked:
+            pick = max if higher_better else min
+            best = pick(ranked, key=lambda p: got[p][0])
+            best99 = pick(ranked, key=lambda p: got[p][1])
+        row += f"{best or '-':>{bestw}}"
+        if have_dmpi:
+            ratio = "-"
+            if best and dmpi in got and got[best][0] > 0 and got[best99][1] > 0:
+                r50 = got[dmpi][0] / got[best][0]
+                r99 = got[dmpi][1] / got[best99][1]
+                ratio = f"{r50:.2f} ({r99:.2f})"
+            row += f"  {ratio:>12}"
+        out.write(row + "\n")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("csv", help="raw samples from compare.sh")
+    ap.add_argument("--order", default="", help="MPIs in column order, comma-separated")
+    ap.add_argument("--dmpi", default="dmpi", help="name of the MPI under test")
+    args = ap.parse_args()
+
+    samples, rounds = load(args.csv)
+    if not samples:
+        sys.exit(f"compare_summary: no samples in {args.csv}")
+    seen = sorted(rounds)
+    mpis = [m for m in args.order.split(",") if m in rounds]
+    mpis += [m for m in seen if m not in mpis]
+    tests = [t for t in TESTS if any(k[0] == t for k in samples)]
+    out = sys.stdout
+    out.write(f"compare: {args.csv}; rounds: "
+              + ", ".join(f"{m} {len(rounds[m])}" for m in mpis) + "\n")
+    for test in tests:
+        sizes = sorted({k[1] for k in samples if k[0] == test})
+        table(test, sizes, mpis, args.dmpi, samples, out)
+
+
+if __name__ == "__main__":
+    main()

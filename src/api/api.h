@@ -1,0 +1,92 @@
+/* Helpers shared by the MPI_* entry points in src/api: initialisation
+ * checks, argument checks that raise the right error class, and the coarse
+ * lock for MPI_THREAD_MULTIPLE. Each entry point is written as
+ *
+ *   int PMPI_Foo(args) {
+ *       static const char *const FN = "MPI_Foo";
+ *       DMPI_CHECK_INIT(FN);
+ *       dmpi_comm *c; DMPI_GET_COMM(c, comm, FN);
+ *       DMPI_CHECK(c, count >= 0, MPI_ERR_COUNT, FN, "negative count %d", count);
+ *       dmpi_lock(); int rc = work(...); dmpi_unlock();
+ *       return rc == MPI_SUCCESS ? rc : dmpi_error(c, rc, FN, "...");
+ *   }
+ *   DMPI_ALIAS(Foo)
+ */
+#ifndef DMPI_API_H
+#define DMPI_API_H
+
+#include "core/dmpi.h"
+
+/* MPI calls are not allowed before MPI_Init or after MPI_Finalize. */
+#define DMPI_CHECK_INIT(fn)                                                          \
+    do {                                                                             \
+        if (__builtin_expect(!dmpi_rt.initialized || dmpi_rt.finalized, 0))          \
+            return dmpi_error_noobj(MPI_ERR_OTHER, fn, "called %s MPI_Init",          \
+                                    dmpi_rt.finalized ? "after MPI_Finalize, i.e. not between" \
+                                                      : "before");                   \
+    } while (0)
+
+/* Raise `cls` on comm `c` (may be NULL) unless `cond` holds. */
+#define DMPI_CHECK(c, cond, cls, fn, ...)                                            \
+    do {                                                                             \
+        if (__builtin_expect(!(cond), 0)) return dmpi_error((c), (cls), (fn), __VA_ARGS__); \
+    } while (0)
+
+#define DMPI_GET_COMM(var, h, fn)                                                    \
+    do {                                                                             \
+        (var) = dmpi_comm_get(h);                                                    \
+        if (__builtin_expect((var) == NULL, 0))                                      \
+            return dmpi_error_noobj(MPI_ERR_COMM, (fn), "invalid communicator%s",    \
+                                    (h) == MPI_COMM_NULL ? " (MPI_COMM_NULL)" : ""); \
+    } while (0)
+
+/* Datatype must be valid and committed. */
+#define DMPI_GET_DTYPE(var, c, h, fn)                                                \
+    do {                                                                             \
+        (var) = dmpi_dt_get(h);                                                      \
+        if (__builtin_expect((var) == NULL, 0))                                      \
+            return dmpi_error((c), MPI_ERR_TYPE, (fn), "invalid datatype%s",         \
+                              (h) == MPI_DATATYPE_NULL ? " (MPI_DATATYPE_NULL)" : ""); \
+        if (__builtin_expect(!(var)->committed, 0))                                  \
+            return dmpi_error((c), MPI_ERR_TYPE, (fn), "datatype not committed");    \
+    } while (0)
+
+#define DMPI_CHECK_COUNT(c, n, fn)                                                   \
+    DMPI_CHECK(c, (n) >= 0, MPI_ERR_COUNT, fn, "negative count %lld", (long long)(n))
+
+/* A NULL buffer is fine for a zero count or MPI_BOTTOM with derived types. */
+#define DMPI_CHECK_BUF(c, buf, n, dt, fn)                                            \
+    DMPI_CHECK(c, (buf) != NULL || (n) == 0 || !(dt)->builtin, MPI_ERR_BUFFER, fn,   \
+               "NULL buffer with count %lld", (long long)(n))
+
+/* Destination rank: 0..size-1 or MPI_PROC_NULL. */
+#define DMPI_CHECK_DEST(c, r, fn)                                                    \
+    DMPI_CHECK(c, ((r) >= 0 && (r) < dmpi_comm_peer_size(c)) || (r) == MPI_PROC_NULL, \
+               MPI_ERR_RANK, fn, "invalid rank %d (communicator size %d)", (r),      \
+               dmpi_comm_peer_size(c))
+/* Source rank: also MPI_ANY_SOURCE. */
+#define DMPI_CHECK_SRC(c, r, fn)                                                     \
+    DMPI_CHECK(c, ((r) >= 0 && (r) < dmpi_comm_peer_size(c)) || (r) == MPI_PROC_NULL || \
+                      (r) == MPI_ANY_SOURCE,                                         \
+               MPI_ERR_RANK, fn, "invalid source rank %d (communicator size %d)", (r), \
+               dmpi_comm_peer_size(c))
+
+#define DMPI_TAG_UB 0x7fffffff
+#define DMPI_CHECK_SEND_TAG(c, t, fn)                                                \
+    DMPI_CHECK(c, (t) >= 0 && (t) <= DMPI_TAG_UB, MPI_ERR_TAG, fn, "invalid tag %d", (t))
+#define DMPI_CHECK_RECV_TAG(c, t, fn)                                                \
+    DMPI_CHECK(c, ((t) >= 0 && (t) <= DMPI_TAG_UB) || (t) == MPI_ANY_TAG, MPI_ERR_TAG, \
+               fn, "invalid tag %d", (t))
+
+#define DMPI_CHECK_ROOT(c, r, fn)                                                    \
+    DMPI_CHECK(c, (r) >= 0 && (r) < (c)->size, MPI_ERR_ROOT, fn,                     \
+               "invalid root %d (communicator size %d)", (r), (c)->size)
+
+/* Size of the group that point-to-point ranks refer to (remote group of an
+ * intercommunicator). */
+static inline int dmpi_comm_peer_size(const dmpi_comm *c)
+{
+    return c->remote_group ? c->remote_group->size : c->size;
+}
+
+#endif

@@ -1,0 +1,110 @@
+/* Error reporting entry points: Error_string, Error_class, and the
+ * communicator error handlers (create, set, get, call, free). */
+#include "api/api.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int PMPI_Error_string(int errorcode, char *string, int *resultlen)
+{
+    if (!string || !resultlen)
+        return dmpi_error_noobj(MPI_ERR_ARG, "MPI_Error_string", "NULL argument");
+    const char *t = dmpi_error_text(errorcode);
+    if (!t) return dmpi_error_noobj(MPI_ERR_ARG, "MPI_Error_string", "unknown error code %d", errorcode);
+    *resultlen = snprintf(string, MPI_MAX_ERROR_STRING, "%s", t);
+    if (*resultlen >= MPI_MAX_ERROR_STRING) *resultlen = MPI_MAX_ERROR_STRING - 1;
+    return MPI_SUCCESS;
+}
+DMPI_ALIAS(Error_string)
+
+int PMPI_Error_class(int errorcode, int *errorclass)
+{
+    if (!errorclass) return dmpi_error_noobj(MPI_ERR_ARG, "MPI_Error_class", "NULL argument");
+    if (!dmpi_error_text(errorcode))
+        return dmpi_error_noobj(MPI_ERR_ARG, "MPI_Error_class", "unknown error code %d", errorcode);
+    *errorclass = dmpi_error_class_of(errorcode);
+    return MPI_SUCCESS;
+}
+DMPI_ALIAS(Error_class)
+
+int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhandler)
+{
+    static const char *const FN = "MPI_Comm_create_errhandler";
+    DMPI_CHECK_INIT(FN);
+    if (!fn || !errhandler) return dmpi_error_noobj(MPI_ERR_ARG, FN, "NULL argument");
+    dmpi_errhandler *e = calloc(1, sizeof *e);
+    if (!e) return dmpi_error_noobj(MPI_ERR_NO_MEM, FN, "out of memory");
+    e->magic = DMPI_MAGIC_ERRH;
+    e->refcount = 1;
+    e->kind = DMPI_ERRH_USER;
+    e->comm_fn = fn;
+    *errhandler = (MPI_Errhandler)(void *)e;
+    return MPI_SUCCESS;
+}
+DMPI_ALIAS(Comm_create_errhandler)
+
+static void errh_release(dmpi_errhandler *e)
+{
+    if (e->builtin) return;
+    if (--e->refcount == 0) {
+        e->magic = DMPI_MAGIC_FREED;
+        free(e);
+    }
+}
+
+int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
+{
+    static const char *const FN = "MPI_Comm_set_errhandler";
+    DMPI_CHECK_INIT(FN);
+    dmpi_comm *c;
+    DMPI_GET_COMM(c, comm, FN);
+    dmpi_errhandler *e = dmpi_errhandler_get(errhandler);
+    if (!e) return dmpi_error(c, MPI_ERR_ARG, FN, "invalid error handler");
+    dmpi_lock();
+    if (!e->builtin) e->refcount++;
+    dmpi_errhandler *old = c->errh;
+    c->errh = e;
+    if (old) errh_release(old);
+    dmpi_unlock();
+    return MPI_SUCCESS;
+}
+DMPI_ALIAS(Comm_set_errhandler)
+
+int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
+{
+    static const char *const FN = "MPI_Comm_get_errhandler";
+    DMPI_CHECK_INIT(FN);
+    dmpi_comm *c;
+    DMPI_GET_COMM(c, comm, FN);
+    if (!errhandler) return dmpi_error(c, MPI_ERR_ARG, FN, "errhandler is NULL");
+    if (!c->errh->builtin) c->errh->refcount++;
+    *errhandler = dmpi_errhandler_handle(c->errh);
+    return MPI_SUCCESS;
+}
+DMPI_ALIAS(Comm_get_errhandler)
+
+int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
+{
+    static const char *const FN = "MPI_Errhandler_free";
+    DMPI_CHECK_INIT(FN);
+    if (!errhandler) return dmpi_error_noobj(MPI_ERR_ARG, FN, "NULL argument");
+    dmpi_errhandler *e = dmpi_errhandler_get(*errhandler);
+    if (!e) return dmpi_error_noobj(MPI_ERR_ARG, FN, "invalid error handler");
+    errh_release(e);
+    *errhandler = MPI_ERRHANDLER_NULL;
+    return MPI_SUCCESS;
+}
+DMPI_ALIAS(Errhandler_free)
+
+int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
+{
+    static const char *const FN = "MPI_Comm_call_errhandler";
+    DMPI_CHECK_INIT(FN);
+    dmpi_comm *c;
+    DMPI_GET_COMM(c, comm, FN);
+    dmpi_error(c, dmpi_error_class_of(errorcode), FN, "user-raised error %d: %s", errorcode,
+               dmpi_error_text(errorcode) ? dmpi_error_text(errorcode) : "unknown code");
+    return MPI_SUCCESS;
+}
+DMPI_ALIAS(Comm_call_errhandler)

@@ -1,0 +1,149 @@
+/* MPI environment management: Init, Init_thread, Finalize and the queries
+ * about the library, the thread level, time and the processor name. */
+#include "api/api.h"
+#include "pmi/pmi.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static int init_common(int required, int *provided, const char *fn)
+{
+    if (dmpi_rt.initialized || dmpi_rt.finalized)
+        return dmpi_error_noobj(MPI_ERR_OTHER, fn, "MPI is already %s",
+                                dmpi_rt.finalized ? "finalized" : "initialized");
+    int rc = dmpi_runtime_init(required, provided);
+    if (rc != MPI_SUCCESS)
+        dmpi_abort_job(1, "dmpi: %s failed: %s", fn, dmpi_error_class_name(rc));
+    return MPI_SUCCESS;
+}
+
+int PMPI_Init(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    return init_common(MPI_THREAD_SINGLE, NULL, "MPI_Init");
+}
+DMPI_ALIAS(Init)
+
+int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+    (void)argc;
+    (void)argv;
+    if (!provided) return dmpi_error_noobj(MPI_ERR_ARG, "MPI_Init_thread", "provided is NULL");
+    return init_common(required, provided, "MPI_Init_thread");
+}
+DMPI_ALIAS(Init_thread)
+
+int dmpi_coll_finalize_hook(void) __attribute__((weak));
+
+int PMPI_Finalize(void)
+{
+    static const char *const FN = "MPI_Finalize";
+    DMPI_CHECK_INIT(FN);
+    dmpi_lock();
+    dmpi_runtime_finalize();
+    dmpi_unlock();
+    return MPI_SUCCESS;
+}
+DMPI_ALIAS(Finalize)
+
+int PMPI_Initialized(int *flag)
+{
+    if (!flag) return dmpi_error_noobj(MPI_ERR_ARG, "MPI_Initialized", "flag is NULL");
+    *flag = dmpi_rt.initialized;
+    return MPI_SUCCESS;
+}
+DMPI_ALIAS(Initialized)
+
+int PMPI_Finalized(int *flag)
+{
+    if (!flag) return dmpi_error_noobj(MPI_ERR_ARG, "MPI_Finalized", "flag is NULL");
+    *flag = dmpi_rt.finalized;
+    return MPI_SUCCESS;
+}
+DMPI_ALIAS(Finalized)
+
+int PMPI_Query_thread(int *provided)
+{
+    DMPI_CHECK_INIT("MPI_Query_thread");
+    if (!provided) return dmpi_error_noobj(MPI_ERR_ARG, "MPI_Query_thread", "provided is NULL");
+    *provided = dmpi_rt.thread_level;
+    return MPI_SUCCESS;
+}
+DMPI_ALIAS(Query_thread)
+
+int PMPI_Is_thread_main(int *flag)
+{
+    DMPI_CHECK_INIT("MPI_Is_thread_main");
+    if (!flag) return dmpi_error_noobj(MPI_ERR_ARG, "MPI_Is_thread_main", "flag is NULL");
+    *flag = pthread_equal(pthread_self(), dmpi_rt.main_thread);
+    return MPI_SUCCESS;
+}
+DMPI_ALIAS(Is_thread_main)
+
+int PMPI_Get_version(int *version, int *subversion)
+{
+    if (!version || !subversion)
+        return dmpi_error_noobj(MPI_ERR_ARG, "MPI_Get_version", "NULL argument");
+    *version = MPI_VERSION;
+    *subversion = MPI_SUBVERSION;
+    return MPI_SUCCESS;
+}
+DMPI_ALIAS(Get_version)
+
+int PMPI_Get_library_version(char *version, int *resultlen)
+{
+    if (!version || !resultlen)
+        return dmpi_error_noobj(MPI_ERR_ARG, "MPI_Get_library_version", "NULL argument");
+    int n = snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING,
+                     "dmpi %s (MPI %d.%d, standard ABI %d.%d)", DMPI_VERSION_STRING,
+                     MPI_VERSION, MPI_SUBVERSION, MPI_ABI_VERSION, MPI_ABI_SUBVERSION);
+    *resultlen = n;
+    return MPI_SUCCESS;
+}
+DMPI_ALIAS(Get_library_version)
+
+int PMPI_Get_processor_name(char *name, int *resultlen)
+{
+    if (!name || !resultlen)
+        return dmpi_error_noobj(MPI_ERR_ARG, "MPI_Get_processor_name", "NULL argument");
+    char host[MPI_MAX_PROCESSOR_NAME];
+    if (gethostname(host, sizeof host) != 0) snprintf(host, sizeof host, "localhost");
+    host[sizeof host - 1] = 0;
+    *resultlen = snprintf(name, MPI_MAX_PROCESSOR_NAME, "%s", host);
+    return MPI_SUCCESS;
+}
+DMPI_ALIAS(Get_processor_name)
+
+int PMPI_Abort(MPI_Comm comm, int errorcode)
+{
+    (void)comm;
+    fflush(stdout);
+    dmpi_abort_job(errorcode == 0 ? 1 : errorcode & 0xff ? errorcode & 0xff : 1,
+                   "dmpi: rank %d called MPI_Abort with error code %d", dmpi_rt.world_rank,
+                   errorcode);
+}
+DMPI_ALIAS(Abort)
+
+double PMPI_Wtime(void)
+{
+    return dmpi_now() - dmpi_rt.wtime_base;
+}
+DMPI_ALIAS(Wtime)
+
+double PMPI_Wtick(void)
+{
+    return 1e-9;
+}
+DMPI_ALIAS(Wtick)
+
+int PMPI_Abi_get_version(int *abi_major, int *abi_minor)
+{
+    if (!abi_major || !abi_minor)
+        return dmpi_error_noobj(MPI_ERR_ARG, "MPI_Abi_get_version", "NULL argument");
+    *abi_major = MPI_ABI_VERSION;
+    *abi_minor = MPI_ABI_SUBVERSION;
+    return MPI_SUCCESS;
+}
+DMPI_ALIAS(Abi_get_version)

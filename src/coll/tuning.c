@@ -1,0 +1,96 @@
+/* Algorithm choice for the collectives: one table of rules, read top to
+ * bottom, first match wins. A rule matches a collective when the
+ * communicator has at least min_ranks processes and the call moves at most
+ * max_bytes, where "bytes" is
+ *   bcast, reduce, allreduce:             count * type size
+ *   gather, scatter, allgather, alltoall: one process's block * nranks
+ *                                          (all the data at the root / at
+ *                                          each process)
+ * An algorithm that cannot run on a call (recursive doubling allgather on a
+ * non-power-of-two size, Rabenseifner with fewer elements than processes)
+ * falls back to a general one by itself.
+ *
+ * Environment override, per collective:
+ *   DMPI_COLL_<NAME>_ALGO=<algorithm>    (or "auto", the default)
+ *   NAME: BARRIER BCAST REDUCE ALLREDUCE GATHER SCATTER ALLGATHER ALLTOALL
+ *   algorithm: a name from algo_names below, e.g.
+ *   DMPI_COLL_ALLREDUCE_ALGO=rabenseifner, DMPI_COLL_BCAST_ALGO=binomial.
+ * An unknown name is reported once on stderr and ignored. */
+#include "coll/coll.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ANY ((MPI_Count)1 << 62)
+#define KiB ((MPI_Count)1024)
+
+static const struct rule {
+    int coll, min_ranks;
+    MPI_Count max_bytes;
+    int algo;
+} rules[] = {
+    {DMPI_COLL_BARRIER, 0, ANY, DMPI_BARRIER_DISSEMINATION},
+    {DMPI_COLL_BCAST, 0, 64 * KiB, DMPI_BCAST_BINOMIAL},
+    {DMPI_COLL_BCAST, 4, ANY, DMPI_BCAST_SCATTER_RING},
+    {DMPI_COLL_BCAST, 0, ANY, DMPI_BCAST_BINOMIAL},
+    {DMPI_COLL_REDUCE, 0, ANY, DMPI_REDUCE_BINOMIAL},
+    {DMPI_COLL_ALLREDUCE, 0, 16 * KiB, DMPI_ALLREDUCE_RECURSIVE_DOUBLING},
+    {DMPI_COLL_ALLREDUCE, 0, ANY, DMPI_ALLREDUCE_RABENSEIFNER},
+    {DMPI_COLL_GATHER, 0, 64 * KiB, DMPI_GATHER_BINOMIAL},
+    {DMPI_COLL_GATHER, 0, ANY, DMPI_GATHER_LINEAR},
+    {DMPI_COLL_SCATTER, 0, 64 * KiB, DMPI_SCATTER_BINOMIAL},
+    {DMPI_COLL_SCATTER, 0, ANY, DMPI_SCATTER_LINEAR},
+    {DMPI_COLL_ALLGATHER, 0, 64 * KiB, DMPI_ALLGATHER_RECURSIVE_DOUBLING},
+    {DMPI_COLL_ALLGATHER, 0, ANY, DMPI_ALLGATHER_RING},
+    {DMPI_COLL_ALLTOALL, 0, 256 * KiB, DMPI_ALLTOALL_LINEAR},
+    {DMPI_COLL_ALLTOALL, 0, ANY, DMPI_ALLTOALL_PAIRWISE},
+};
+
+static const char *const coll_names[DMPI_COLL_NCOLLS] = {
+    "BARRIER", "BCAST", "REDUCE", "ALLREDUCE", "GATHER", "SCATTER", "ALLGATHER", "ALLTOALL",
+};
+
+/* Algorithm names, indexed by the per-collective enums of coll.h. */
+static const char *const algo_names[DMPI_COLL_NCOLLS][4] = {
+    [DMPI_COLL_BARRIER] = {"dissemination"},
+    [DMPI_COLL_BCAST] = {"binomial", "scatter_ring"},
+    [DMPI_COLL_REDUCE] = {"binomial"},
+    [DMPI_COLL_ALLREDUCE] = {"recursive_doubling", "rabenseifner"},
+    [DMPI_COLL_GATHER] = {"binomial", "linear"},
+    [DMPI_COLL_SCATTER] = {"binomial", "linear"},
+    [DMPI_COLL_ALLGATHER] = {"recursive_doubling", "bruck", "ring"},
+    [DMPI_COLL_ALLTOALL] = {"linear", "pairwise"},
+};
+
+/* Forced algorithm per collective: -1 auto; read on first use. */
+static int forced[DMPI_COLL_NCOLLS];
+static bool forced_read;
+
+static void read_env(void)
+{
+    for (int c = 0; c < DMPI_COLL_NCOLLS; c++) {
+        char var[64];
+        snprintf(var, sizeof var, "DMPI_COLL_%s_ALGO", coll_names[c]);
+        const char *v = getenv(var);
+        forced[c] = -1;
+        if (!v || !*v || !strcmp(v, "auto")) continue;
+        for (int a = 0; a < 4 && algo_names[c][a]; a++)
+            if (!strcmp(v, algo_names[c][a])) forced[c] = a;
+        if (forced[c] < 0 && dmpi_rt.world_rank == 0)
+            fprintf(stderr, "dmpi: warning: %s=%s is not a known algorithm; using auto\n", var,
+                    v);
+    }
+    forced_read = true;
+}
+
+int dmpi_coll_choose(int coll, MPI_Count bytes, int nranks)
+{
+    if (!forced_read) read_env();
+    if (forced[coll] >= 0) return forced[coll];
+    for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
+        const struct rule *r = &rules[i];
+        if (r->coll == coll && nranks >= r->min_ranks && bytes <= r->max_bytes) return r->algo;
+    }
+    return 0;
+}

@@ -1,0 +1,306 @@
+/* dmpi internal core interface: the objects (communicator, group, datatype,
+ * request, op) and the entry points that the api, p2p and coll layers share.
+ * Every internal symbol carries the dmpi_ prefix and hidden visibility; only
+ * MPI_* and PMPI_* are exported (see DMPI_API). */
+#ifndef DMPI_CORE_H
+#define DMPI_CORE_H
+
+/* Everything mpi.h declares (MPI_*, PMPI_*) is exported; the rest of the
+ * library is built with hidden visibility. */
+#pragma GCC visibility push(default)
+#include <mpi.h>
+#pragma GCC visibility pop
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define DMPI_API __attribute__((visibility("default")))
+
+/* Defines PMPI_name as the implementation and MPI_name as a strong alias,
+ * so a profiler linked before us can interpose MPI_name. Usage:
+ *   DMPI_FN(int, Send, (const void *buf, ...)) { body }  */
+#define DMPI_ALIAS(name) \
+    extern __typeof__(PMPI_##name) MPI_##name \
+        __attribute__((alias("PMPI_" #name), visibility("default")));
+
+/* ---- object magic numbers: a handle is checked by reading its magic ---- */
+enum {
+    DMPI_MAGIC_COMM = 0x434f4d4du,
+    DMPI_MAGIC_GROUP = 0x47525550u,
+    DMPI_MAGIC_DTYPE = 0x44545950u,
+    DMPI_MAGIC_REQ = 0x52455154u,
+    DMPI_MAGIC_OP = 0x4f505f5fu,
+    DMPI_MAGIC_ERRH = 0x45525248u,
+    DMPI_MAGIC_MSG = 0x4d534721u,
+    DMPI_MAGIC_INFO = 0x494e464fu,
+    DMPI_MAGIC_FREED = 0xdeadbeefu,
+};
+
+/* ---------------------------------------------------------------- groups */
+typedef struct dmpi_group {
+    uint32_t magic;
+    int refcount;
+    int size;
+    int rank;        /* this process's rank in the group, or MPI_UNDEFINED */
+    int *world;      /* world[i] = MPI_COMM_WORLD rank of group rank i */
+    bool builtin;
+} dmpi_group;
+
+dmpi_group *dmpi_group_new(int size, const int *world_ranks);
+void dmpi_group_retain(dmpi_group *g);
+void dmpi_group_release(dmpi_group *g);
+/* rank of world rank w in g, or MPI_UNDEFINED */
+int dmpi_group_rank_of_world(const dmpi_group *g, int w);
+
+/* ----------------------------------------------------------- errhandlers */
+typedef struct dmpi_errhandler {
+    uint32_t magic;
+    int refcount;
+    int kind;                 /* 0 fatal, 1 return, 2 abort, 3 user comm fn */
+    MPI_Comm_errhandler_function *comm_fn;
+    bool builtin;
+} dmpi_errhandler;
+
+enum { DMPI_ERRH_FATAL = 0, DMPI_ERRH_RETURN = 1, DMPI_ERRH_ABORT = 2, DMPI_ERRH_USER = 3 };
+
+/* ---------------------------------------------------------- communicators */
+typedef struct dmpi_comm {
+    uint32_t magic;
+    int refcount;
+    uint32_t context_id;      /* point-to-point context; coll uses context_id+1 */
+    int rank, size;
+    dmpi_group *group;        /* local group */
+    dmpi_group *remote_group; /* intercommunicators only (NULL otherwise) */
+    dmpi_errhandler *errh;
+    char name[MPI_MAX_OBJECT_NAME];
+    bool builtin;
+    MPI_Comm handle;          /* the handle the user sees */
+    void *coll_state;         /* owned by the coll layer */
+    void *attrs;              /* attributes (object-model issue) */
+    void *topo;               /* topology (object-model issue) */
+    uint32_t coll_seq;        /* collective sequence, for internal tags */
+} dmpi_comm;
+
+/* Which context of a communicator a message travels in. */
+enum { DMPI_CTX_P2P = 0, DMPI_CTX_COLL = 1 };
+
+extern dmpi_comm dmpi_comm_world_obj, dmpi_comm_self_obj;
+
+/* Builds a communicator over group g (retained) with the given context id
+ * (already agreed by all members). */
+dmpi_comm *dmpi_comm_new(dmpi_group *g, uint32_t context_id);
+void dmpi_comm_release(dmpi_comm *c);
+static inline int dmpi_comm_world_rank(const dmpi_comm *c, int r) { return c->group->world[r]; }
+/* Agree on a fresh context id among the members of comm (collective). */
+int dmpi_context_alloc(dmpi_comm *comm, uint32_t *ctx_out);
+void dmpi_context_free(uint32_t ctx);
+
+/* -------------------------------------------------------------- datatypes */
+/* Layout of one element as byte blocks (built-in pair types today; the
+ * derived-datatype engine extends this). */
+typedef struct dmpi_dt_block { MPI_Aint disp, len; } dmpi_dt_block;
+typedef struct dmpi_dt_layout {
+    int nblocks;
+    dmpi_dt_block *blocks;
+} dmpi_dt_layout;
+
+typedef struct dmpi_datatype {
+    uint32_t magic;
+    int refcount;
+    MPI_Count size;           /* bytes of data in one element */
+    MPI_Aint lb, extent;      /* extent = ub - lb */
+    MPI_Aint true_lb, true_extent;
+    bool contiguous;          /* size == extent and no holes: raw copy */
+    bool committed;
+    bool builtin;
+    int basic;                /* predefined handle value of the basic type
+                                 (all elements the same), or 0 if mixed */
+    MPI_Count basic_count;    /* number of basic elements in one element */
+    MPI_Datatype handle;
+    char name[MPI_MAX_OBJECT_NAME];
+    dmpi_dt_layout *layout;   /* NULL for contiguous types */
+    dmpi_dt_layout builtin_layout;
+    dmpi_dt_block builtin_blocks[2];
+} dmpi_datatype;
+
+void dmpi_datatype_init(void);
+
+/* Packs/unpacks `count` elements of dt; contiguous types are a memcpy.
+ * offset/len address a byte range of the packed stream. */
+void dmpi_dt_pack(const void *buf, MPI_Count count, const dmpi_datatype *dt,
+                  MPI_Count offset, void *out, MPI_Count len);
+void dmpi_dt_unpack(void *buf, MPI_Count count, const dmpi_datatype *dt,
+                    MPI_Count offset, const void *in, MPI_Count len);
+/* For built-in types: object from a predefined handle value, or NULL. */
+dmpi_datatype *dmpi_dt_builtin(MPI_Datatype h);
+
+/* -------------------------------------------------------------------- ops */
+typedef struct dmpi_op {
+    uint32_t magic;
+    int refcount;
+    bool builtin, commutative;
+    MPI_Op handle;
+    MPI_User_function *user_fn;
+    MPI_User_function_c *user_fn_c;
+} dmpi_op;
+
+/* inout[i] = in[i] op inout[i], for count elements of dt.
+ * Returns MPI_SUCCESS or MPI_ERR_OP if op is not defined on dt. */
+int dmpi_op_apply(dmpi_op *op, const void *in, void *inout, MPI_Count count,
+                  dmpi_datatype *dt);
+dmpi_op *dmpi_op_builtin(MPI_Op h);
+
+/* --------------------------------------------------------------- requests */
+typedef enum {
+    DMPI_REQ_SEND = 1, DMPI_REQ_RECV, DMPI_REQ_PSEND, DMPI_REQ_PRECV,
+    DMPI_REQ_COLL, DMPI_REQ_GREQ, DMPI_REQ_DONE
+} dmpi_req_kind;
+
+enum { DMPI_MODE_STD = 0, DMPI_MODE_SYNC = 1, DMPI_MODE_READY = 2, DMPI_MODE_BUFFERED = 3 };
+
+struct dmpi_request;
+typedef int (*dmpi_req_poll_fn)(struct dmpi_request *r);  /* returns 1 when done */
+typedef void (*dmpi_req_free_fn)(struct dmpi_request *r);
+
+typedef struct dmpi_request {
+    uint32_t magic;
+    dmpi_req_kind kind;
+    _Atomic int complete;     /* set when the operation is finished */
+    bool persistent, active, cancelled, freed_by_user;
+    MPI_Status status;
+    /* point-to-point operation */
+    void *buf;
+    MPI_Count count;
+    dmpi_datatype *dt;
+    int peer;                 /* rank in comm (or MPI_ANY_SOURCE) */
+    int tag;
+    int mode;                 /* DMPI_MODE_* for sends */
+    int ctx_kind;             /* DMPI_CTX_P2P / DMPI_CTX_COLL */
+    dmpi_comm *comm;
+    MPI_Count bytes;          /* packed size of the message */
+    void *tmp;                /* packed copy for non-contiguous data or bsend */
+    /* protocol state owned by p2p */
+    struct dmpi_request *next, *prev;
+    void *proto;              /* protocol private */
+    uint64_t proto_u64[4];
+    int proto_int[4];
+    /* generic hooks: collective schedules and generalized requests */
+    dmpi_req_poll_fn poll;
+    dmpi_req_free_fn on_free;
+    void *ext;
+} dmpi_request;
+
+dmpi_request *dmpi_request_alloc(dmpi_req_kind kind);
+void dmpi_request_free(dmpi_request *r);
+static inline MPI_Request dmpi_request_handle(dmpi_request *r) { return (MPI_Request)(void *)r; }
+
+/* ------------------------------------------------- internal point-to-point
+ * Used by the api layer and by collectives. `peer` is a rank in comm.
+ * ctx_kind selects the communicator's p2p or collective context. */
+int dmpi_isend(const void *buf, MPI_Count count, dmpi_datatype *dt, int dest,
+               int tag, dmpi_comm *comm, int ctx_kind, int mode, dmpi_request **req);
+int dmpi_irecv(void *buf, MPI_Count count, dmpi_datatype *dt, int source,
+               int tag, dmpi_comm *comm, int ctx_kind, dmpi_request **req);
+/* Blocks until r completes, copies its status (status may be NULL), frees
+ * r unless it is persistent. Returns the status's error. */
+int dmpi_wait(dmpi_request *r, MPI_Status *status);
+int dmpi_waitall(int n, dmpi_request **reqs);  /* NULL entries ignored */
+/* Progresses until r is complete (does not free it). */
+void dmpi_wait_complete(dmpi_request *r);
+int dmpi_send(const void *buf, MPI_Count count, dmpi_datatype *dt, int dest,
+              int tag, dmpi_comm *comm, int ctx_kind);
+int dmpi_recv(void *buf, MPI_Count count, dmpi_datatype *dt, int source,
+              int tag, dmpi_comm *comm, int ctx_kind, MPI_Status *status);
+int dmpi_sendrecv(const void *sbuf, MPI_Count scount, dmpi_datatype *sdt, int dest, int stag,
+                  void *rbuf, MPI_Count rcount, dmpi_datatype *rdt, int src, int rtag,
+                  dmpi_comm *comm, int ctx_kind, MPI_Status *status);
+
+/* ------------------------------------------------------------- progress */
+/* Polls every transport once; returns the number of events handled. */
+int dmpi_progress(void);
+/* Waits (progressing, spinning then yielding) until *flag becomes nonzero. */
+void dmpi_progress_wait_flag(_Atomic int *flag);
+/* Called by a waiting loop each idle iteration: adaptive spin/yield/sleep. */
+void dmpi_progress_idle(unsigned *idle_iterations);
+/* Adds a request whose r->poll hook the progress engine calls until it
+ * returns 1 (then the hook must have completed the request). */
+void dmpi_progress_register(dmpi_request *r);
+/* Marks r complete (and reaps it if the user already freed it). */
+void dmpi_request_complete(dmpi_request *r);
+
+/* --------------------------------------------------------------- runtime */
+typedef struct dmpi_runtime {
+    bool initialized, finalized;
+    int thread_level;
+    int world_rank, world_size;
+    int appnum;
+    pthread_t main_thread;
+    double wtime_base;
+} dmpi_runtime;
+extern dmpi_runtime dmpi_rt;
+int dmpi_runtime_init(int required, int *provided);
+int dmpi_runtime_finalize(void);
+double dmpi_now(void);                 /* monotonic seconds */
+dmpi_group *dmpi_group_world(void);
+extern dmpi_errhandler dmpi_errh_fatal, dmpi_errh_return, dmpi_errh_abort;
+MPI_Errhandler dmpi_errhandler_handle(dmpi_errhandler *e);
+
+/* Coarse lock for MPI_THREAD_MULTIPLE: taken by every API entry that touches
+ * shared state; the progress wait loop drops it while it yields. */
+void dmpi_lock(void);
+void dmpi_unlock(void);
+
+/* ----------------------------------------------------------------- errors
+ * dmpi_error raises an error of class `cls` on comm (NULL means
+ * MPI_COMM_WORLD's handler... per the standard): it records a message
+ * naming the function and the problem and then applies the communicator's
+ * error handler. Returns the error code to return to the user. */
+int dmpi_error(dmpi_comm *comm, int cls, const char *func, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* Raises on no object (MPI_COMM_WORLD's... the default handler). */
+#define dmpi_error_noobj(cls, func, ...) dmpi_error(NULL, cls, func, __VA_ARGS__)
+/* Class of an error code; its message (NULL for unknown codes). */
+int dmpi_error_class_of(int code);
+const char *dmpi_error_text(int code);
+const char *dmpi_error_class_name(int cls);
+/* Raises MPI_ERR_UNSUPPORTED_OPERATION naming func. */
+int dmpi_unimplemented(const char *func);
+/* Kills the job: prints msg, tells the launcher, exits with code. */
+_Noreturn void dmpi_abort_job(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* ------------------------------------------------------ handle conversion */
+dmpi_comm *dmpi_comm_get(MPI_Comm h);          /* NULL if invalid */
+dmpi_group *dmpi_group_get(MPI_Group h);
+dmpi_datatype *dmpi_dt_get(MPI_Datatype h);
+dmpi_op *dmpi_op_get(MPI_Op h);
+dmpi_request *dmpi_request_get(MPI_Request h);
+dmpi_errhandler *dmpi_errhandler_get(MPI_Errhandler h);
+
+/* The statuses' hidden fields: 64-bit byte count and the cancelled flag. */
+static inline void dmpi_status_set_bytes(MPI_Status *s, MPI_Count n)
+{
+    s->MPI_internal[0] = (int)(uint32_t)((uint64_t)n & 0xffffffffu);
+    s->MPI_internal[1] = (int)(uint32_t)((uint64_t)n >> 32);
+}
+static inline MPI_Count dmpi_status_bytes(const MPI_Status *s)
+{
+    return (MPI_Count)(((uint64_t)(uint32_t)s->MPI_internal[1] << 32) |
+                       (uint64_t)(uint32_t)s->MPI_internal[0]);
+}
+static inline void dmpi_status_set_cancelled(MPI_Status *s, int c) { s->MPI_internal[2] = c; }
+static inline int dmpi_status_cancelled(const MPI_Status *s) { return s->MPI_internal[2]; }
+static inline void dmpi_status_empty(MPI_Status *s)
+{
+    s->MPI_SOURCE = MPI_ANY_SOURCE;
+    s->MPI_TAG = MPI_ANY_TAG;
+    s->MPI_ERROR = MPI_SUCCESS;
+    dmpi_status_set_bytes(s, 0);
+    dmpi_status_set_cancelled(s, 0);
+}
+
+/* Environment knobs (DMPI_*), read once. */
+long dmpi_env_long(const char *name, long dflt);
+
+#endif

@@ -1,0 +1,156 @@
+/* The runtime: start-up and shut-down of the core (process management,
+ * shared memory, point-to-point), the built-in communicators, groups and
+ * error handlers, handle lookup for communicators and error handlers, the
+ * coarse lock of MPI_THREAD_MULTIPLE, and environment knobs. */
+#include "core/dmpi.h"
+#include "p2p/p2p.h"
+#include "pmi/pmi.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+dmpi_runtime dmpi_rt;
+dmpi_comm dmpi_comm_world_obj, dmpi_comm_self_obj;
+static dmpi_group world_group, self_group;
+static int self_world_rank[1];
+dmpi_errhandler dmpi_errh_fatal = {DMPI_MAGIC_ERRH, 1, DMPI_ERRH_FATAL, NULL, true};
+dmpi_errhandler dmpi_errh_return = {DMPI_MAGIC_ERRH, 1, DMPI_ERRH_RETURN, NULL, true};
+dmpi_errhandler dmpi_errh_abort = {DMPI_MAGIC_ERRH, 1, DMPI_ERRH_ABORT, NULL, true};
+
+static pthread_mutex_t big_lock;
+
+void dmpi_lock(void)
+{
+    if (dmpi_rt.thread_level == MPI_THREAD_MULTIPLE) pthread_mutex_lock(&big_lock);
+}
+
+void dmpi_unlock(void)
+{
+    if (dmpi_rt.thread_level == MPI_THREAD_MULTIPLE) pthread_mutex_unlock(&big_lock);
+}
+
+long dmpi_env_long(const char *name, long dflt)
+{
+    const char *v = getenv(name);
+    if (!v || !*v) return dflt;
+    char *end;
+    long x = strtol(v, &end, 0);
+    if (*end == 'k' || *end == 'K') x <<= 10;
+    else if (*end == 'm' || *end == 'M') x <<= 20;
+    return x;
+}
+
+double dmpi_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void init_comm(dmpi_comm *c, MPI_Comm h, dmpi_group *g, uint32_t ctx, const char *name)
+{
+    memset(c, 0, sizeof *c);
+    c->magic = DMPI_MAGIC_COMM;
+    c->refcount = 1;
+    c->context_id = ctx;
+    c->group = g;
+    c->rank = g->rank;
+    c->size = g->size;
+    c->errh = &dmpi_errh_fatal;
+    c->builtin = true;
+    c->handle = h;
+    snprintf(c->name, sizeof c->name, "%s", name);
+}
+
+static int init_world_objects(void)
+{
+    int n = dmpi_rt.world_size;
+    int *ranks = malloc((size_t)n * sizeof(int));
+    if (!ranks) return MPI_ERR_NO_MEM;
+    for (int i = 0; i < n; i++) ranks[i] = i;
+    world_group = (dmpi_group){DMPI_MAGIC_GROUP, 1, n, dmpi_rt.world_rank, ranks, true};
+    self_world_rank[0] = dmpi_rt.world_rank;
+    self_group = (dmpi_group){DMPI_MAGIC_GROUP, 1, 1, 0, self_world_rank, true};
+    init_comm(&dmpi_comm_world_obj, MPI_COMM_WORLD, &world_group, 0, "MPI_COMM_WORLD");
+    init_comm(&dmpi_comm_self_obj, MPI_COMM_SELF, &self_group, 2, "MPI_COMM_SELF");
+    return MPI_SUCCESS;
+}
+
+dmpi_group *dmpi_group_world(void) { return &world_group; }
+
+int dmpi_runtime_init(int required, int *provided)
+{
+    pthread_mutexattr_t a;
+    pthread_mutexattr_init(&a);
+    pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
+    pthread_mutex_init(&big_lock, &a);
+    pthread_mutexattr_destroy(&a);
+    dmpi_rt.wtime_base = dmpi_now();
+    dmpi_rt.main_thread = pthread_self();
+    if (required != MPI_THREAD_SINGLE && required != MPI_THREAD_FUNNELED &&
+        required != MPI_THREAD_SERIALIZED && required != MPI_THREAD_MULTIPLE)
+        required = MPI_THREAD_SINGLE;
+    dmpi_rt.thread_level = required;
+    if (provided) *provided = required;
+
+    int rank, size, appnum;
+    if (dmpi_pmi_init(&rank, &size, &appnum) != 0) {
+        fprintf(stderr, "dmpi: cannot reach the process manager (PMI_FD); was this started by mpiexec?\n");
+        return MPI_ERR_OTHER;
+    }
+    dmpi_rt.world_rank = rank;
+    dmpi_rt.world_size = size;
+    dmpi_rt.appnum = appnum;
+    dmpi_datatype_init();
+    int rc = init_world_objects();
+    if (rc != MPI_SUCCESS) return rc;
+    if (size > 1 && dmpi_shm_init(rank, size) != 0) return MPI_ERR_OTHER;
+    rc = dmpi_p2p_init();
+    if (rc != MPI_SUCCESS) return rc;
+    dmpi_rt.initialized = true;
+    return MPI_SUCCESS;
+}
+
+int dmpi_runtime_finalize(void)
+{
+    dmpi_p2p_finalize();
+    /* Every rank has drained its replies before any unmaps the segment. */
+    if (dmpi_rt.world_size > 1) dmpi_pmi_barrier();
+    dmpi_shm_finalize();
+    dmpi_pmi_finalize();
+    dmpi_rt.finalized = true;
+    return MPI_SUCCESS;
+}
+
+/* ------------------------------------------------------------ handles */
+
+dmpi_comm *dmpi_comm_get(MPI_Comm h)
+{
+    uintptr_t v = (uintptr_t)(void *)h;
+    if (v == (uintptr_t)(void *)MPI_COMM_WORLD) return &dmpi_comm_world_obj;
+    if (v == (uintptr_t)(void *)MPI_COMM_SELF) return &dmpi_comm_self_obj;
+    if (v < 0x1000) return NULL;
+    dmpi_comm *c = (dmpi_comm *)(void *)h;
+    return c->magic == DMPI_MAGIC_COMM ? c : NULL;
+}
+
+dmpi_errhandler *dmpi_errhandler_get(MPI_Errhandler h)
+{
+    uintptr_t v = (uintptr_t)(void *)h;
+    if (v == (uintptr_t)(void *)MPI_ERRORS_ARE_FATAL) return &dmpi_errh_fatal;
+    if (v == (uintptr_t)(void *)MPI_ERRORS_RETURN) return &dmpi_errh_return;
+    if (v == (uintptr_t)(void *)MPI_ERRORS_ABORT) return &dmpi_errh_abort;
+    if (v < 0x1000) return NULL;
+    dmpi_errhandler *e = (dmpi_errhandler *)(void *)h;
+    return e->magic == DMPI_MAGIC_ERRH ? e : NULL;
+}
+
+MPI_Errhandler dmpi_errhandler_handle(dmpi_errhandler *e)
+{
+    if (e == &dmpi_errh_fatal) return MPI_ERRORS_ARE_FATAL;
+    if (e == &dmpi_errh_return) return MPI_ERRORS_RETURN;
+    if (e == &dmpi_errh_abort) return MPI_ERRORS_ABORT;
+    return (MPI_Errhandler)(void *)e;
+}

@@ -1,0 +1,117 @@
+/* Point-to-point protocol layer, internal interface between its parts:
+ * matching (posted and unexpected queues), the send side (per-peer ordered
+ * send queues, eager/rendezvous choice), the receive side (packet handling)
+ * and progress. Transport-neutral in spirit; today the movers are the
+ * node's shared-memory rings (transport/shm) and the self path. */
+#ifndef DMPI_P2P_H
+#define DMPI_P2P_H
+
+#include "core/dmpi.h"
+#include "transport/shm/shm.h"
+
+/* An envelope of an arriving message. */
+typedef struct dmpi_env {
+    uint32_t ctx;
+    int src;  /* sender's rank in the communicator */
+    int tag;
+    uint64_t len;
+} dmpi_env;
+
+/* A message that arrived before its receive was posted. */
+enum { DMPI_UX_EAGER = 1, DMPI_UX_RTS, DMPI_UX_SELF };
+typedef struct dmpi_unexp {
+    uint32_t magic;             /* DMPI_MAGIC_MSG while owned by an MPI_Message */
+    struct dmpi_unexp *next, *prev;
+    dmpi_env env;
+    int kind;
+    int peer;                   /* world rank of the sender */
+    bool sync;                  /* sender waits for an ACK at match time */
+    bool complete;              /* every byte of an eager message is here */
+    uint64_t received;
+    unsigned char *data;        /* eager: buffered payload */
+    uint64_t cookie;            /* sender's request */
+    uint64_t addr;              /* rendezvous: sender's data address */
+    dmpi_request *self_sender;  /* self rendezvous: the send request */
+} dmpi_unexp;
+
+/* Per-peer receive state. */
+typedef struct dmpi_rx_peer {
+    uint32_t expect_seq;
+    dmpi_request *inprog_req;   /* message whose fragments are arriving */
+    dmpi_unexp *inprog_ux;
+    dmpi_request *offer_req;    /* receive that holds the offer slot */
+} dmpi_rx_peer;
+
+/* Control packet waiting for ring space. */
+typedef struct dmpi_ctl_pkt {
+    struct dmpi_ctl_pkt *next;
+    uint8_t type;
+    uint64_t cookie;
+} dmpi_ctl_pkt;
+
+/* Per-peer send state. */
+typedef struct dmpi_tx_peer {
+    uint32_t next_seq;
+    dmpi_request *head, *tail;  /* sends not fully written, in order */
+    dmpi_ctl_pkt *ctl_head, *ctl_tail;
+} dmpi_tx_peer;
+
+typedef struct dmpi_p2p_state {
+    int me, nprocs;
+    dmpi_rx_peer *rx;
+    dmpi_tx_peer *tx;
+    dmpi_request *posted_head, *posted_tail;
+    dmpi_unexp *ux_head, *ux_tail;
+    uint64_t eager_max;    /* larger messages use rendezvous (when CMA works) */
+    uint64_t frag_max;     /* payload bytes per ring packet */
+    uint64_t offer_min;    /* receives this large offer their buffer */
+    uint64_t self_eager_max;
+    int pending_sends;     /* requests awaiting ring space or replies */
+    dmpi_request *orphans; /* user-freed or internal requests to reap */
+} dmpi_p2p_state;
+
+extern dmpi_p2p_state dmpi_p2p;
+
+/* Send-request wait flags (proto_int[1]). */
+enum { DMPI_TXW_DATA = 1, DMPI_TXW_ACK = 2, DMPI_TXW_DONE = 4 };
+
+int dmpi_p2p_init(void);
+void dmpi_p2p_finalize(void);
+
+/* matching */
+dmpi_request *dmpi_match_posted(const dmpi_env *env);
+dmpi_unexp *dmpi_match_unexp(uint32_t ctx, int src, int tag, bool remove);
+void dmpi_posted_add(dmpi_request *r);
+bool dmpi_posted_remove(dmpi_request *r);
+void dmpi_unexp_add(dmpi_unexp *u);
+void dmpi_unexp_remove(dmpi_unexp *u);
+/* Receives an unexpected message into r (removes nothing; frees u when done). */
+void dmpi_recv_from_unexp(dmpi_request *r, dmpi_unexp *u);
+
+/* receive side */
+void dmpi_recv_start(dmpi_request *r);
+/* Record envelope and truncation in r's status; returns bytes to deliver. */
+uint64_t dmpi_recv_set_envelope(dmpi_request *r, const dmpi_env *env);
+void dmpi_recv_deliver(dmpi_request *r, uint64_t off, const void *data, uint64_t n);
+int dmpi_rx_poll_peer(int peer);
+void dmpi_rndv_pull(dmpi_request *r, int peer, uint64_t addr, uint64_t cookie,
+                    dmpi_request *self_sender);
+void dmpi_offer_withdraw(int peer);
+
+/* send side */
+void dmpi_send_start(dmpi_request *r);
+void dmpi_tx_push(int peer);
+void dmpi_tx_ctl(int peer, uint8_t type, uint64_t cookie);
+void dmpi_send_reply(dmpi_request *sreq, int what);  /* ACK/DONE arrived */
+void dmpi_self_send(dmpi_request *r, const void *data);
+
+/* requests */
+dmpi_request *dmpi_pair_request(dmpi_request *recv, dmpi_request *send, void *tmp);
+int dmpi_start_persistent(dmpi_request *r, const char *fn);
+int dmpi_bsend_copy(const void *buf, MPI_Count count, dmpi_datatype *dt, int dest, int tag,
+                    dmpi_comm *c, const char *fn);
+void dmpi_request_complete(dmpi_request *r);
+uint64_t dmpi_recv_capacity(const dmpi_request *r);
+_Noreturn void dmpi_protocol_error(int peer, const char *what);
+
+#endif

@@ -1,0 +1,145 @@
+/* Progress engine and waiting. dmpi_progress polls every peer's ring once,
+ * pushes queued sends and control replies, and runs the poll hooks of
+ * schedule-driven requests (collectives, generalized requests). Waiting
+ * loops call dmpi_progress_idle when nothing happened: it spins briefly
+ * (cheapest when the partner runs on another core), then yields the
+ * processor on every idle poll (so ranks that outnumber cores still make
+ * progress), and now and then checks that the launcher is still alive. */
+#include "p2p/p2p.h"
+#include "pmi/pmi.h"
+
+#include <poll.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+dmpi_p2p_state dmpi_p2p;
+static unsigned spin_limit;
+
+/* Requests with a poll hook that are still running (collective schedules). */
+static dmpi_request **hooked;
+static int nhooked, cap_hooked;
+
+void dmpi_progress_register(dmpi_request *r)
+{
+    if (nhooked == cap_hooked) {
+        cap_hooked = cap_hooked ? 2 * cap_hooked : 16;
+        hooked = realloc(hooked, (size_t)cap_hooked * sizeof *hooked);
+        if (!hooked) dmpi_abort_job(1, "dmpi: out of memory in the progress engine");
+    }
+    hooked[nhooked++] = r;
+}
+
+static int poll_hooks(void)
+{
+    int n = 0;
+    for (int i = 0; i < nhooked;) {
+        dmpi_request *r = hooked[i];
+        if (r->poll(r)) {
+            hooked[i] = hooked[--nhooked];
+            n++;
+        } else {
+            i++;
+        }
+    }
+    return n;
+}
+
+int dmpi_progress(void)
+{
+    int n = 0;
+    int me = dmpi_p2p.me;
+    for (int p = 0; p < dmpi_p2p.nprocs; p++) {
+        if (p == me) continue;
+        dmpi_tx_peer *tx = &dmpi_p2p.tx[p];
+        if (tx->head || tx->ctl_head) dmpi_tx_push(p);
+        n += dmpi_rx_poll_peer(p);
+    }
+    if (nhooked) n += poll_hooks();
+    return n;
+}
+
+static void check_launcher(void)
+{
+    int fd = dmpi_pmi_fd();
+    if (fd < 0) return;
+    struct pollfd pfd = {fd, 0, 0};
+    if (poll(&pfd, 1, 0) == 1 && (pfd.revents & (POLLHUP | POLLERR))) {
+        fprintf(stderr, "dmpi: rank %d: the launcher is gone; exiting\n", dmpi_rt.world_rank);
+        _exit(1);
+    }
+}
+
+void dmpi_progress_idle(unsigned *idle)
+{
+    unsigned i = ++*idle;
+    if (i < spin_limit) {
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#endif
+        return;
+    }
+    bool threaded = dmpi_rt.thread_level == MPI_THREAD_MULTIPLE;
+    if (threaded) dmpi_unlock();
+    sched_yield();
+    if ((i & 4095) == 0) {
+        check_launcher();
+        if (i > (1u << 20)) usleep(50);
+    }
+    if (threaded) dmpi_lock();
+}
+
+void dmpi_progress_wait_flag(_Atomic int *flag)
+{
+    unsigned idle = 0;
+    while (!atomic_load_explicit(flag, memory_order_acquire)) {
+        if (dmpi_progress()) idle = 0;
+        else dmpi_progress_idle(&idle);
+    }
+}
+
+int dmpi_p2p_init(void)
+{
+    dmpi_p2p.me = dmpi_rt.world_rank;
+    dmpi_p2p.nprocs = dmpi_rt.world_size;
+    dmpi_p2p.rx = calloc((size_t)dmpi_p2p.nprocs, sizeof(dmpi_rx_peer));
+    dmpi_p2p.tx = calloc((size_t)dmpi_p2p.nprocs, sizeof(dmpi_tx_peer));
+    if (!dmpi_p2p.rx || !dmpi_p2p.tx) return MPI_ERR_NO_MEM;
+    uint64_t ring_bytes = dmpi_shm.out ? dmpi_shm.out[0].ncells * DMPI_CELL : 65536;
+    dmpi_p2p.eager_max = (uint64_t)dmpi_env_long("DMPI_EAGER_MAX", 32768);
+    dmpi_p2p.frag_max = (uint64_t)dmpi_env_long("DMPI_FRAG_MAX", (long)(ring_bytes / 4));
+    if (dmpi_p2p.frag_max > ring_bytes / 2) dmpi_p2p.frag_max = ring_bytes / 2;
+    if (dmpi_p2p.frag_max < 1024) dmpi_p2p.frag_max = 1024;
+    dmpi_p2p.self_eager_max = (uint64_t)dmpi_env_long("DMPI_SELF_EAGER_MAX", 65536);
+    dmpi_p2p.offer_min = (uint64_t)dmpi_env_long("DMPI_OFFER_MIN", (long)dmpi_p2p.eager_max);
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    /* Spinning only pays when every rank can have a core. */
+    spin_limit = (unsigned)dmpi_env_long("DMPI_SPIN",
+                                         cpus >= dmpi_p2p.nprocs ? 20000 : 50);
+    return MPI_SUCCESS;
+}
+
+void dmpi_p2p_finalize(void)
+{
+    /* Drain outgoing control replies so peers waiting on them finish. */
+    unsigned idle = 0;
+    for (int p = 0; p < dmpi_p2p.nprocs; p++) {
+        while (dmpi_p2p.tx && (dmpi_p2p.tx[p].head || dmpi_p2p.tx[p].ctl_head)) {
+            if (!dmpi_progress()) dmpi_progress_idle(&idle);
+        }
+    }
+    while (dmpi_p2p.ux_head) {
+        dmpi_unexp *u = dmpi_p2p.ux_head;
+        dmpi_unexp_remove(u);
+        free(u->data);
+        free(u);
+    }
+    free(dmpi_p2p.rx);
+    free(dmpi_p2p.tx);
+    free(hooked);
+    hooked = NULL;
+    nhooked = cap_hooked = 0;
+    dmpi_p2p.rx = NULL;
+    dmpi_p2p.tx = NULL;
+}

@@ -1,0 +1,287 @@
+/* Receive side of the point-to-point protocol: posting receives, handling
+ * the packets that arrive on a peer's ring (eager pieces, rendezvous
+ * requests, replies), and completing receives from unexpected messages.
+ * Rendezvous: the sender's RTS carries its buffer address; the receiver
+ * pulls the data with one process_vm_readv (CMA) into the user buffer and
+ * answers DONE. */
+#include "p2p/p2p.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+
+uint64_t dmpi_recv_capacity(const dmpi_request *r)
+{
+    return (uint64_t)r->count * (uint64_t)r->dt->size;
+}
+
+uint64_t dmpi_recv_set_envelope(dmpi_request *r, const dmpi_env *env)
+{
+    uint64_t cap = dmpi_recv_capacity(r);
+    r->status.MPI_SOURCE = env->src;
+    r->status.MPI_TAG = env->tag;
+    r->status.MPI_ERROR = env->len > cap ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+    uint64_t n = env->len > cap ? cap : env->len;
+    dmpi_status_set_bytes(&r->status, (MPI_Count)n);
+    r->proto_u64[1] = env->len; /* bytes the sender sends */
+    r->proto_u64[2] = 0;        /* bytes arrived so far */
+    return n;
+}
+
+void dmpi_recv_deliver(dmpi_request *r, uint64_t off, const void *data, uint64_t n)
+{
+    uint64_t cap = dmpi_recv_capacity(r);
+    r->proto_u64[2] += n;
+    if (off >= cap) return;
+    if (n > cap - off) n = cap - off;
+    dmpi_dt_unpack(r->buf, r->count, r->dt, (MPI_Count)off, data, (MPI_Count)n);
+}
+
+static void deliver_from_ring(dmpi_request *r, const dmpi_ring *ring, const dmpi_pkt *p,
+                              uint64_t off)
+{
+    const void *ptr[3];
+    uint64_t len[3];
+    int k = dmpi_ring_payload_pieces(ring, p, ptr, len);
+    for (int i = 0; i < k; i++) {
+        dmpi_recv_deliver(r, off, ptr[i], len[i]);
+        off += len[i];
+    }
+}
+
+static void send_ack(int peer, uint64_t cookie, dmpi_request *self_sender)
+{
+    if (self_sender) dmpi_send_reply(self_sender, DMPI_TXW_ACK);
+    else dmpi_tx_ctl(peer, DMPI_PKT_ACK, cookie);
+}
+
+/* Copies from another process (or ourselves) into the receive buffer. */
+static void pull_bytes(int peer, uint64_t addr, dmpi_request *r, uint64_t n)
+{
+    if (peer == dmpi_p2p.me) {
+        dmpi_recv_deliver(r, 0, (const void *)(uintptr_t)addr, n);
+        return;
+    }
+    pid_t pid = dmpi_shm.pids[peer];
+    if (r->dt->contiguous) {
+        char *dst = (char *)r->buf + r->dt->true_lb;
+        uint64_t done = 0;
+        while (done < n) {
+            struct iovec l = {dst + done, n - done};
+            struct iovec rm = {(void *)(uintptr_t)(addr + done), n - done};
+            ssize_t got = process_vm_readv(pid, &l, 1, &rm, 1, 0);
+            if (got <= 0) {
+                if (got < 0 && errno == EINTR) continue;
+                dmpi_protocol_error(peer, "single-copy read (process_vm_readv) failed");
+            }
+            done += (uint64_t)got;
+        }
+        r->proto_u64[2] += n;
+        return;
+    }
+    enum { CHUNK = 256 * 1024 };
+    char *bounce = malloc(CHUNK);
+    if (!bounce) dmpi_protocol_error(peer, "out of memory for the receive bounce buffer");
+    for (uint64_t off = 0; off < n;) {
+        uint64_t c = n - off < CHUNK ? n - off : CHUNK;
+        struct iovec l = {bounce, c}, rm = {(void *)(uintptr_t)(addr + off), c};
+        ssize_t got = process_vm_readv(pid, &l, 1, &rm, 1, 0);
+        if (got <= 0) {
+            if (got < 0 && errno == EINTR) continue;
+            dmpi_protocol_error(peer, "single-copy read (process_vm_readv) failed");
+        }
+        dmpi_recv_deliver(r, off, bounce, (uint64_t)got);
+        off += (uint64_t)got;
+    }
+    free(bounce);
+}
+
+void dmpi_rndv_pull(dmpi_request *r, int peer, uint64_t addr, uint64_t cookie,
+                    dmpi_request *self_sender)
+{
+    uint64_t n = (uint64_t)dmpi_status_bytes(&r->status);
+    pull_bytes(peer, addr, r, n);
+    if (self_sender) dmpi_send_reply(self_sender, DMPI_TXW_DONE);
+    else dmpi_tx_ctl(peer, DMPI_PKT_DONE, cookie);
+    dmpi_request_complete(r);
+}
+
+void dmpi_recv_from_unexp(dmpi_request *r, dmpi_unexp *u)
+{
+    dmpi_recv_set_envelope(r, &u->env);
+    switch (u->kind) {
+    case DMPI_UX_EAGER:
+        dmpi_recv_deliver(r, 0, u->data, u->received);
+        if (u->sync) send_ack(u->peer, u->cookie, u->self_sender);
+        if (u->complete) {
+            dmpi_request_complete(r);
+        } else {
+            dmpi_rx_peer *rx = &dmpi_p2p.rx[u->peer];
+            rx->inprog_ux = NULL;
+            rx->inprog_req = r;
+        }
+        free(u->data);
+        break;
+    case DMPI_UX_RTS:
+        dmpi_rndv_pull(r, u->peer, u->addr, u->cookie, NULL);
+        break;
+    case DMPI_UX_SELF:
+        dmpi_rndv_pull(r, u->peer, u->addr, 0, u->self_sender);
+        break;
+    }
+    u->magic = 0;
+    free(u);
+}
+
+void dmpi_recv_start(dmpi_request *r)
+{
+    r->complete = 0;
+    r->cancelled = false;
+    dmpi_status_empty(&r->status);
+    r->status.MPI_ERROR = MPI_SUCCESS;
+    if (r->peer == MPI_PROC_NULL) {
+        r->status.MPI_SOURCE = MPI_PROC_NULL;
+        r->status.MPI_TAG = MPI_ANY_TAG;
+        dmpi_request_complete(r);
+        return;
+    }
+    uint32_t ctx = r->comm->context_id + (uint32_t)r->ctx_kind;
+    dmpi_unexp *u = dmpi_match_unexp(ctx, r->peer, r->tag, true);
+    if (u) {
+        dmpi_recv_from_unexp(r, u);
+        return;
+    }
+    dmpi_posted_add(r);
+}
+
+/* ------------------------------------------------------- arriving packets */
+
+static dmpi_unexp *new_unexp(int peer, const dmpi_env *env, int kind)
+{
+    dmpi_unexp *u = calloc(1, sizeof *u);
+    if (!u) dmpi_protocol_error(peer, "out of memory for an unexpected message");
+    u->env = *env;
+    u->kind = kind;
+    u->peer = peer;
+    return u;
+}
+
+static void on_eager(int peer, dmpi_ring *ring, dmpi_pkt *p, const dmpi_env *env)
+{
+    dmpi_rx_peer *rx = &dmpi_p2p.rx[peer];
+    bool sync = p->flags & DMPI_PKT_F_SYNC;
+    dmpi_request *r = dmpi_match_posted(env);
+    if (r) {
+        dmpi_recv_set_envelope(r, env);
+        deliver_from_ring(r, ring, p, 0);
+        if (sync) send_ack(peer, p->cookie, NULL);
+        if (r->proto_u64[2] >= env->len) dmpi_request_complete(r);
+        else rx->inprog_req = r;
+        return;
+    }
+    dmpi_unexp *u = new_unexp(peer, env, DMPI_UX_EAGER);
+    u->sync = sync;
+    u->cookie = p->cookie;
+    u->data = malloc(env->len ? env->len : 1);
+    if (!u->data) dmpi_protocol_error(peer, "out of memory buffering an unexpected message");
+    dmpi_ring_read_payload(ring, p, 0, u->data, p->plen);
+    u->received = p->plen;
+    u->complete = u->received >= env->len;
+    if (!u->complete) rx->inprog_ux = u;
+    dmpi_unexp_add(u);
+}
+
+static void on_frag(int peer, dmpi_ring *ring, dmpi_pkt *p)
+{
+    dmpi_rx_peer *rx = &dmpi_p2p.rx[peer];
+    if (rx->inprog_req) {
+        dmpi_request *r = rx->inprog_req;
+        deliver_from_ring(r, ring, p, r->proto_u64[2]);
+        if (r->proto_u64[2] >= r->proto_u64[1]) {
+            rx->inprog_req = NULL;
+            dmpi_request_complete(r);
+        }
+    } else if (rx->inprog_ux) {
+        dmpi_unexp *u = rx->inprog_ux;
+        if (u->received + p->plen > u->env.len) dmpi_protocol_error(peer, "fragment overflows its message");
+        dmpi_ring_read_payload(ring, p, 0, u->data + u->received, p->plen);
+        u->received += p->plen;
+        if (u->received >= u->env.len) {
+            u->complete = true;
+            rx->inprog_ux = NULL;
+        }
+    } else {
+        dmpi_protocol_error(peer, "fragment without a message in progress");
+    }
+}
+
+static void on_rts(int peer, dmpi_pkt *p, const dmpi_env *env)
+{
+    dmpi_rts_info info;
+    memcpy(&info, p->payload, sizeof info);
+    dmpi_request *r = dmpi_match_posted(env);
+    if (r) {
+        dmpi_recv_set_envelope(r, env);
+        dmpi_rndv_pull(r, peer, info.addr, p->cookie, NULL);
+        return;
+    }
+    dmpi_unexp *u = new_unexp(peer, env, DMPI_UX_RTS);
+    u->addr = info.addr;
+    u->cookie = p->cookie;
+    dmpi_unexp_add(u);
+}
+
+static dmpi_request *cookie_request(int peer, uint64_t cookie)
+{
+    dmpi_request *r = (dmpi_request *)(uintptr_t)cookie;
+    if (!r || r->magic != DMPI_MAGIC_REQ) dmpi_protocol_error(peer, "reply for an unknown request");
+    return r;
+}
+
+static void rx_packet(int peer, dmpi_ring *ring, dmpi_pkt *p)
+{
+    dmpi_rx_peer *rx = &dmpi_p2p.rx[peer];
+    switch (p->type) {
+    case DMPI_PKT_EAGER:
+    case DMPI_PKT_RTS: {
+        if (p->seq != rx->expect_seq) dmpi_protocol_error(peer, "message out of sequence");
+        if (rx->inprog_req || rx->inprog_ux) dmpi_protocol_error(peer, "new message before the last one ended");
+        rx->expect_seq++;
+        if (rx->offer_req) dmpi_offer_withdraw(peer);
+        dmpi_env env = {p->ctx, p->src, p->tag, p->len};
+        if (p->type == DMPI_PKT_EAGER) on_eager(peer, ring, p, &env);
+        else on_rts(peer, p, &env);
+        break;
+    }
+    case DMPI_PKT_FRAG:
+        on_frag(peer, ring, p);
+        break;
+    case DMPI_PKT_DONE:
+        dmpi_send_reply(cookie_request(peer, p->cookie), DMPI_TXW_DONE);
+        break;
+    case DMPI_PKT_ACK:
+        dmpi_send_reply(cookie_request(peer, p->cookie), DMPI_TXW_ACK);
+        break;
+    default:
+        dmpi_protocol_error(peer, "unknown packet type");
+    }
+}
+
+int dmpi_rx_poll_peer(int peer)
+{
+    dmpi_ring *ring = &dmpi_shm.in[peer];
+    int n = 0;
+    dmpi_pkt *p;
+    while (n < 32 && (p = dmpi_ring_peek(ring)) != NULL) {
+        rx_packet(peer, ring, p);
+        dmpi_ring_consume(ring, p);
+        n++;
+    }
+    return n;
+}
+
+void dmpi_offer_withdraw(int peer)
+{
+    dmpi_p2p.rx[peer].offer_req = NULL;
+}

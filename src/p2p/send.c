@@ -1,0 +1,207 @@
+/* Send side of the point-to-point protocol. Sends to one peer leave in
+ * the order they were started (a per-peer queue; each message carries the
+ * next per-pair sequence number). A message up to the eager limit is
+ * written into the ring in pieces of at most frag_max bytes; a larger one
+ * sends an RTS with its address and completes when the receiver, having
+ * pulled the data with a single copy, answers DONE. Synchronous-mode eager
+ * sends also wait for the receiver's ACK. Control replies (DONE, ACK) wait
+ * in a small per-peer queue when the ring is full. */
+#include "p2p/p2p.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int world_peer(const dmpi_request *r)
+{
+    const dmpi_group *g = r->comm->remote_group ? r->comm->remote_group : r->comm->group;
+    return g->world[r->peer];
+}
+
+static const void *send_data(const dmpi_request *r)
+{
+    return (const void *)(uintptr_t)r->proto_u64[3];
+}
+
+static void finish_data(dmpi_request *r)
+{
+    dmpi_send_reply(r, DMPI_TXW_DATA);
+}
+
+void dmpi_send_reply(dmpi_request *r, int what)
+{
+    r->proto_int[1] &= ~what;
+    if (r->proto_int[1] == 0) {
+        free(r->tmp);
+        r->tmp = NULL;
+        dmpi_request_complete(r);
+    }
+}
+
+/* Writes as many packets of r as the ring takes; true when all are out. */
+static bool write_packets(dmpi_ring *ring, dmpi_request *r)
+{
+    uint64_t total = (uint64_t)r->bytes;
+    bool rts = r->proto_int[2] & 1;
+    do {
+        uint64_t done = r->proto_u64[0];
+        uint64_t plen = rts ? sizeof(dmpi_rts_info)
+                            : (total - done < dmpi_p2p.frag_max ? total - done : dmpi_p2p.frag_max);
+        uint32_t cells = dmpi_pkt_cells(plen);
+        dmpi_pkt *p = dmpi_ring_reserve(ring, cells);
+        if (!p) return false;
+        p->type = rts ? DMPI_PKT_RTS : (done == 0 ? DMPI_PKT_EAGER : DMPI_PKT_FRAG);
+        p->flags = r->mode == DMPI_MODE_SYNC ? DMPI_PKT_F_SYNC : 0;
+        p->seq = (uint32_t)r->proto_u64[2];
+        p->ctx = r->comm->context_id + (uint32_t)r->ctx_kind;
+        p->tag = r->tag;
+        p->src = r->comm->rank;
+        p->len = total;
+        p->cookie = (uint64_t)(uintptr_t)r;
+        if (rts) {
+            dmpi_rts_info info = {r->proto_u64[3], (int32_t)getpid(), 0};
+            dmpi_ring_write_payload(ring, p, &info, sizeof info);
+            r->proto_u64[0] = total;
+        } else {
+            dmpi_ring_write_payload(ring, p, (const char *)send_data(r) + done, plen);
+            r->proto_u64[0] = done + plen;
+        }
+        dmpi_ring_publish(ring, p, cells);
+    } while (r->proto_u64[0] < total);
+    return true;
+}
+
+static bool flush_ctl(int peer)
+{
+    dmpi_tx_peer *tx = &dmpi_p2p.tx[peer];
+    dmpi_ring *ring = &dmpi_shm.out[peer];
+    while (tx->ctl_head) {
+        dmpi_pkt *p = dmpi_ring_reserve(ring, 1);
+        if (!p) return false;
+        dmpi_ctl_pkt *c = tx->ctl_head;
+        p->type = c->type;
+        p->flags = 0;
+        p->plen = 0;
+        p->cookie = c->cookie;
+        dmpi_ring_publish(ring, p, 1);
+        tx->ctl_head = c->next;
+        if (!tx->ctl_head) tx->ctl_tail = NULL;
+        free(c);
+    }
+    return true;
+}
+
+void dmpi_tx_push(int peer)
+{
+    dmpi_tx_peer *tx = &dmpi_p2p.tx[peer];
+    if (tx->ctl_head && !flush_ctl(peer)) return;
+    while (tx->head) {
+        dmpi_request *r = tx->head;
+        if (!write_packets(&dmpi_shm.out[peer], r)) return;
+        tx->head = r->next;
+        if (!tx->head) tx->tail = NULL;
+        r->next = NULL;
+        dmpi_p2p.pending_sends--;
+        finish_data(r);
+    }
+}
+
+void dmpi_tx_ctl(int peer, uint8_t type, uint64_t cookie)
+{
+    dmpi_tx_peer *tx = &dmpi_p2p.tx[peer];
+    if (!tx->ctl_head) {
+        dmpi_pkt *p = dmpi_ring_reserve(&dmpi_shm.out[peer], 1);
+        if (p) {
+            p->type = type;
+            p->flags = 0;
+            p->plen = 0;
+            p->cookie = cookie;
+            dmpi_ring_publish(&dmpi_shm.out[peer], p, 1);
+            return;
+        }
+    }
+    dmpi_ctl_pkt *c = malloc(sizeof *c);
+    if (!c) dmpi_protocol_error(peer, "out of memory for a control packet");
+    c->next = NULL;
+    c->type = type;
+    c->cookie = cookie;
+    if (tx->ctl_tail) tx->ctl_tail->next = c;
+    else tx->ctl_head = c;
+    tx->ctl_tail = c;
+}
+
+void dmpi_self_send(dmpi_request *r, const void *data)
+{
+    dmpi_env env = {r->comm->context_id + (uint32_t)r->ctx_kind, r->comm->rank, r->tag,
+                    (uint64_t)r->bytes};
+    dmpi_request *rr = dmpi_match_posted(&env);
+    if (rr) {
+        uint64_t n = dmpi_recv_set_envelope(rr, &env);
+        dmpi_recv_deliver(rr, 0, data, n);
+        dmpi_request_complete(rr);
+        dmpi_send_reply(r, DMPI_TXW_DATA);
+        return;
+    }
+    dmpi_unexp *u = calloc(1, sizeof *u);
+    if (!u) dmpi_protocol_error(dmpi_p2p.me, "out of memory for an unexpected message");
+    u->env = env;
+    u->peer = dmpi_p2p.me;
+    if (r->mode != DMPI_MODE_SYNC && env.len <= dmpi_p2p.self_eager_max) {
+        u->kind = DMPI_UX_EAGER;
+        u->data = malloc(env.len ? env.len : 1);
+        if (!u->data) dmpi_protocol_error(dmpi_p2p.me, "out of memory for an unexpected message");
+        memcpy(u->data, data, env.len);
+        u->received = env.len;
+        u->complete = true;
+        dmpi_unexp_add(u);
+        dmpi_send_reply(r, DMPI_TXW_DATA);
+        return;
+    }
+    u->kind = DMPI_UX_SELF;
+    u->addr = (uint64_t)(uintptr_t)data;
+    u->self_sender = r;
+    r->proto_int[1] = DMPI_TXW_DONE;
+    dmpi_unexp_add(u);
+}
+
+void dmpi_send_start(dmpi_request *r)
+{
+    r->complete = 0;
+    r->cancelled = false;
+    dmpi_status_empty(&r->status);
+    if (r->peer == MPI_PROC_NULL) {
+        dmpi_request_complete(r);
+        return;
+    }
+    r->bytes = r->count * r->dt->size;
+    const void *data;
+    if (r->dt->contiguous) {
+        data = (const char *)r->buf + r->dt->true_lb;
+    } else {
+        r->tmp = malloc(r->bytes ? (size_t)r->bytes : 1);
+        if (!r->tmp) dmpi_protocol_error(dmpi_p2p.me, "out of memory packing a send buffer");
+        dmpi_dt_pack(r->buf, r->count, r->dt, 0, r->tmp, r->bytes);
+        data = r->tmp;
+    }
+    r->proto_u64[0] = 0;
+    r->proto_u64[3] = (uint64_t)(uintptr_t)data;
+    r->proto_int[1] = DMPI_TXW_DATA;
+    int w = world_peer(r);
+    r->proto_int[0] = w;
+    if (w == dmpi_p2p.me) {
+        dmpi_self_send(r, data);
+        return;
+    }
+    dmpi_tx_peer *tx = &dmpi_p2p.tx[w];
+    r->proto_u64[2] = tx->next_seq++;
+    bool rts = (uint64_t)r->bytes > dmpi_p2p.eager_max && dmpi_shm.cma_ok;
+    r->proto_int[2] = rts ? 1 : 0;
+    if (rts) r->proto_int[1] |= DMPI_TXW_DONE;
+    else if (r->mode == DMPI_MODE_SYNC) r->proto_int[1] |= DMPI_TXW_ACK;
+    r->next = NULL;
+    if (tx->tail) tx->tail->next = r;
+    else tx->head = r;
+    tx->tail = r;
+    dmpi_p2p.pending_sends++;
+    if (tx->head == r) dmpi_tx_push(w);
+}

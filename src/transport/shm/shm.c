@@ -1,0 +1,166 @@
+/* The node's shared-memory segment: created by local rank 0 with a name
+ * derived from the job id (0600, O_EXCL), mapped by every local rank, and
+ * unlinked as soon as all have mapped it (mpiexec also removes any
+ * /dev/shm/dmpi-<jobid>* left by a crash in between). It holds a table of
+ * rank records (pid, single-copy capability) and one SPSC ring per ordered
+ * pair of ranks. At start-up each rank also checks that it may read its
+ * neighbour's memory with process_vm_readv (CMA); if any rank cannot,
+ * large messages fall back to the pipelined copy through the rings. */
+#include "transport/shm/shm.h"
+
+#include "core/dmpi.h"
+#include "pmi/pmi.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#define SEG_MAGIC 0x646d70692d73686dull
+
+typedef struct rank_rec {
+    _Alignas(64) _Atomic int32_t pid;
+    _Atomic int32_t cma_ok;
+    uint64_t probe_addr;
+} rank_rec;
+
+typedef struct seg_hdr {
+    uint64_t magic;
+    uint32_t nranks;
+    uint32_t ring_cells;
+    uint64_t rings_off, ring_bytes, offers_off;
+} seg_hdr;
+
+dmpi_shm_state dmpi_shm;
+static volatile uint64_t probe_word = 0x5eedf00dcafe1234ull;
+
+static size_t align_up(size_t v, size_t a) { return (v + a - 1) & ~(a - 1); }
+
+static rank_rec *rec(int r)
+{
+    return (rank_rec *)(void *)((char *)dmpi_shm.base + 64 + (size_t)r * sizeof(rank_rec));
+}
+
+static void seg_name(char *buf, size_t n)
+{
+    snprintf(buf, n, "/dmpi-%s-node", dmpi_pmi_jobid());
+}
+
+static int map_segment(int rank, int size, size_t *bytes_out)
+{
+    char name[128];
+    seg_name(name, sizeof name);
+    uint32_t cells = (uint32_t)dmpi_env_long("DMPI_SHM_RING_CELLS", size <= 16 ? 1024 : 256);
+    if (cells < 64 || (cells & (cells - 1))) cells = 1024;
+    size_t hdr = align_up(64 + (size_t)size * sizeof(rank_rec), 4096);
+    size_t ring_bytes = sizeof(dmpi_ring_ctl) + (size_t)cells * DMPI_CELL;
+    size_t offers = align_up((size_t)size * size * sizeof(dmpi_offer), 4096);
+    size_t total = hdr + offers + (size_t)size * size * ring_bytes;
+    int fd;
+    if (rank == 0) {
+        fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
+        if (fd >= 0 && ftruncate(fd, (off_t)total) != 0) {
+            close(fd);
+            shm_unlink(name);
+            fd = -1;
+        }
+    } else {
+        fd = shm_open(name, O_RDWR, 0600);
+    }
+    if (fd < 0) return -errno;
+    void *base = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    if (base == MAP_FAILED) return -errno;
+    dmpi_shm.base = base;
+    dmpi_shm.bytes = total;
+    seg_hdr *h = base;
+    if (rank == 0) {
+        h->nranks = (uint32_t)size;
+        h->ring_cells = cells;
+        h->offers_off = hdr;
+        h->rings_off = hdr + offers;
+        h->ring_bytes = ring_bytes;
+        atomic_thread_fence(memory_order_release);
+        h->magic = SEG_MAGIC;
+    }
+    *bytes_out = total;
+    return 0;
+}
+
+static void setup_rings(int rank, int size)
+{
+    seg_hdr *h = dmpi_shm.base;
+    dmpi_shm.out = calloc((size_t)size, sizeof(dmpi_ring));
+    dmpi_shm.in = calloc((size_t)size, sizeof(dmpi_ring));
+    dmpi_shm.offers = (dmpi_offer *)(void *)((char *)dmpi_shm.base + h->offers_off);
+    for (int p = 0; p < size; p++) {
+        for (int dir = 0; dir < 2; dir++) {
+            int from = dir ? p : rank, to = dir ? rank : p;
+            char *r = (char *)dmpi_shm.base + h->rings_off +
+                      ((size_t)from * size + to) * h->ring_bytes;
+            dmpi_ring *ring = dir ? &dmpi_shm.in[p] : &dmpi_shm.out[p];
+            ring->ctl = (dmpi_ring_ctl *)(void *)r;
+            ring->cells = (unsigned char *)r + sizeof(dmpi_ring_ctl);
+            ring->ncells = h->ring_cells;
+        }
+    }
+}
+
+/* Can this process read peer's memory with a single-copy system call? */
+static int probe_cma(int peer)
+{
+    uint64_t v = 0;
+    struct iovec l = {&v, sizeof v}, r = {(void *)(uintptr_t)rec(peer)->probe_addr, sizeof v};
+    ssize_t n = process_vm_readv(atomic_load(&rec(peer)->pid), &l, 1, &r, 1, 0);
+    return n == (ssize_t)sizeof v && v == 0x5eedf00dcafe1234ull;
+}
+
+int dmpi_shm_init(int rank, int size)
+{
+    dmpi_shm.rank = rank;
+    dmpi_shm.size = size;
+    size_t bytes = 0;
+    int rc = 0;
+    if (rank == 0 && (rc = map_segment(rank, size, &bytes)) != 0) goto fail;
+    if (dmpi_pmi_barrier() != 0) return -EPIPE;
+    if (rank != 0 && (rc = map_segment(rank, size, &bytes)) != 0) goto fail;
+    if (((seg_hdr *)dmpi_shm.base)->magic != SEG_MAGIC) return -EPROTO;
+    rec(rank)->probe_addr = (uint64_t)(uintptr_t)&probe_word;
+    atomic_store(&rec(rank)->pid, (int32_t)getpid());
+    if (dmpi_pmi_barrier() != 0) return -EPIPE;
+    if (rank == 0) {
+        char name[128];
+        seg_name(name, sizeof name);
+        shm_unlink(name);
+    }
+    int cma = size == 1 || probe_cma((rank + 1) % size);
+    if (dmpi_env_long("DMPI_NO_CMA", 0)) cma = 0;
+    atomic_store(&rec(rank)->cma_ok, cma);
+    if (dmpi_pmi_barrier() != 0) return -EPIPE;
+    dmpi_shm.cma_ok = true;
+    dmpi_shm.pids = calloc((size_t)size, sizeof(pid_t));
+    for (int p = 0; p < size; p++) {
+        dmpi_shm.pids[p] = atomic_load(&rec(p)->pid);
+        if (!atomic_load(&rec(p)->cma_ok)) dmpi_shm.cma_ok = false;
+    }
+    setup_rings(rank, size);
+    return 0;
+fail:
+    fprintf(stderr, "dmpi: rank %d: cannot set up the shared-memory segment: %s\n", rank,
+            strerror(-rc));
+    return rc;
+}
+
+void dmpi_shm_finalize(void)
+{
+    if (dmpi_shm.base) munmap(dmpi_shm.base, dmpi_shm.bytes);
+    free(dmpi_shm.out);
+    free(dmpi_shm.in);
+    free(dmpi_shm.pids);
+    memset(&dmpi_shm, 0, sizeof dmpi_shm);
+}

@@ -1,0 +1,52 @@
+/* Shared-memory transport of one node: the segment, the per-pair rings and
+ * the receiver-first offer slots (see shm.c and ring.h). */
+#ifndef DMPI_SHM_H
+#define DMPI_SHM_H
+
+#include "transport/shm/ring.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+/* Receiver-first rendezvous: a receiver that posted a large receive which
+ * must match the next message from a peer offers its buffer here (one slot
+ * per ordered pair, written by the receiver). A sender whose next message
+ * has that sequence number and matches takes the offer (CAS OFFERED->TAKEN)
+ * and writes the data straight into the receiver's buffer; the receiver
+ * withdraws it with CAS OFFERED->IDLE. */
+enum { DMPI_OFFER_IDLE = 0, DMPI_OFFER_OFFERED = 1, DMPI_OFFER_TAKEN = 2 };
+typedef struct dmpi_offer {
+    _Alignas(64) _Atomic uint32_t state;
+    uint32_t seq;  /* sequence number of the message it is for */
+    uint32_t ctx;
+    int32_t tag;   /* or MPI_ANY_TAG */
+    int32_t src;   /* sender's rank in the communicator */
+    uint32_t pad;
+    uint64_t addr; /* receive buffer (contiguous) */
+    uint64_t cap;  /* its capacity in bytes */
+} dmpi_offer;
+
+typedef struct dmpi_shm_state {
+    void *base;
+    size_t bytes;
+    int rank, size;
+    bool cma_ok;        /* every rank may process_vm_readv/writev the others */
+    pid_t *pids;
+    dmpi_ring *out;     /* out[p]: my ring towards p */
+    dmpi_ring *in;      /* in[p]: p's ring towards me */
+    dmpi_offer *offers; /* offers[from * size + to]: from's offer to sender `to` */
+} dmpi_shm_state;
+
+extern dmpi_shm_state dmpi_shm;
+
+int dmpi_shm_init(int rank, int size);
+void dmpi_shm_finalize(void);
+
+/* The offer slot through which receiver `recv` offers buffers to `sender`. */
+static inline dmpi_offer *dmpi_shm_offer(int recv, int sender)
+{
+    return &dmpi_shm.offers[(size_t)recv * dmpi_shm.size + sender];
+}
+
+#endif

@@ -1,0 +1,169 @@
+/* mpiexec internals: the job and rank records shared by the launcher's
+ * parts. main.c runs the event loop; options.c parses the command line;
+ * launch.c starts ranks (the local bootstrap; ssh/slurm bootstraps will sit
+ * beside it behind mpx_bootstrap); pmi_server.c + kvs.c serve PMI-1;
+ * iofwd.c forwards stdout/stderr line by line and stdin to rank 0; job.c
+ * decides failures, kills, reaps and cleans /dev/shm. One thread. */
+#ifndef MPX_MPIEXEC_H
+#define MPX_MPIEXEC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <signal.h>
+#include <sys/types.h>
+
+#include "pmi_wire.h"
+
+#define MPX_MAX_PROCS 4096
+#define MPX_TERM_GRACE 0.2     /* seconds between SIGTERM and SIGKILL */
+#define MPX_EOF_GRACE 0.3      /* PMI hang-up before exit: wait this for the exit status */
+#define MPX_DRAIN_GRACE 1.0    /* after the last exit, wait this long for output EOF */
+#define MPX_REAP_GRACE 5.0     /* after SIGKILL, give up waiting for exits after this */
+
+/* exit statuses of mpiexec itself */
+enum {
+    MPX_EXIT_USAGE = 2,     /* bad command line */
+    MPX_EXIT_TIMEOUT = 124, /* --timeout expired */
+    MPX_EXIT_NOEXEC = 126,  /* program not executable */
+    MPX_EXIT_NOTFOUND = 127 /* program not found */
+};
+
+/* ----------------------------------------------------------- options */
+typedef struct mpx_env {
+    char *name;
+    char *value; /* NULL: pass mpiexec's own value (-x NAME) */
+} mpx_env;
+
+typedef struct mpx_opts {
+    int np;
+    bool label;       /* -l: prefix output lines with "[rank] " */
+    double timeout;   /* seconds, 0 = none */
+    mpx_env *env;
+    int nenv;
+    char **argv;      /* program and its arguments (NULL-terminated) */
+    char *prog_path;  /* resolved path of argv[0] */
+} mpx_opts;
+
+/* 0: run; -1: done, exit 0 (help/version printed); otherwise the exit
+ * status, after a message on stderr. */
+int mpx_parse_options(int argc, char **argv, mpx_opts *o);
+
+/* ------------------------------------------------------- ranks, job */
+typedef struct mpx_stream {  /* one forwarded output stream of a rank */
+    int fd;                  /* our read end, -1 once closed */
+    int dest;                /* 1 (stdout) or 2 (stderr) */
+    bool at_line_start;
+    char *buf;
+    size_t len, cap;
+} mpx_stream;
+
+typedef struct mpx_rank {
+    int rank;
+    pid_t pid;               /* 0 when not started */
+    bool reaped;
+    int wstatus;
+    /* PMI link */
+    int pmi_fd;              /* our end, -1 once closed */
+    dmpi_pmi_reader *rd;
+    char *obuf;              /* replies not yet written */
+    size_t olen, ooff, ocap;
+    bool pmi_init, finalized, in_barrier, aborted, pmi_hup, warned;
+    bool gone;               /* can no longer enter a PMI barrier */
+    int abort_code;
+    double hup_time;         /* when PMI hung up without finalize */
+    mpx_stream out[2];       /* stdout, stderr */
+} mpx_rank;
+
+enum { MPX_RUNNING, MPX_KILLING, MPX_DRAINING };
+
+typedef struct mpx_job {
+    mpx_opts *opts;
+    const struct mpx_bootstrap *boot;
+    int n;
+    mpx_rank *ranks;
+    char jobid[17];
+    char kvsname[32];
+    pid_t pgid;
+    struct mpx_kvs *kvs;
+    int barrier_count;
+    int gone;                /* ranks with gone set */
+    int live;                /* ranks started and not reaped */
+    /* failure and shutdown */
+    bool failed;
+    int exit_status;
+    int phase;
+    double term_time;        /* SIGTERM sent at (0: not yet) */
+    bool sigkill_sent;
+    double kill_time;        /* SIGKILL sent at */
+    double drain_start;
+    double deadline;         /* --timeout, 0 none */
+    int hup_pending;         /* ranks with pmi_hup set, not yet reaped */
+    /* stdin forwarding to rank 0 */
+    int stdin_src;           /* our fd 0 while forwarding, else -1 */
+    int stdin_dst;           /* write end of rank 0's stdin pipe, or -1 */
+    char *inbuf;
+    size_t inlen, inoff;
+    bool stdin_eof;
+    bool out_dead[3];        /* our stdout/stderr gone (EPIPE): drop output */
+} mpx_job;
+
+/* ------------------------------------------------------- bootstrap */
+typedef struct mpx_bootstrap {
+    const char *name;
+    /* start every rank: fill pid, pmi_fd, out[].fd, job->stdin_dst */
+    int (*launch)(mpx_job *job);
+    /* deliver sig to every started, unreaped rank (and its descendants) */
+    void (*signal_all)(mpx_job *job, int sig);
+} mpx_bootstrap;
+
+extern const mpx_bootstrap mpx_bootstrap_local;
+
+/* --------------------------------------------------------- modules */
+/* pmi_server.c */
+int mpx_pmi_setup(mpx_job *job);
+void mpx_pmi_readable(mpx_job *job, mpx_rank *r);   /* read and serve */
+void mpx_pmi_writable(mpx_job *job, mpx_rank *r);   /* flush replies */
+void mpx_pmi_check_barrier(mpx_job *job);
+void mpx_pmi_close(mpx_job *job, mpx_rank *r);
+void mpx_pmi_gone(mpx_job *job, mpx_rank *r);      /* finalized, exited or hung up */
+
+/* kvs.c */
+struct mpx_kvs *mpx_kvs_new(void);
+void mpx_kvs_free(struct mpx_kvs *kvs);
+int mpx_kvs_put(struct mpx_kvs *kvs, const char *key, const char *val);
+const char *mpx_kvs_get(const struct mpx_kvs *kvs, const char *key);
+
+/* iofwd.c */
+int mpx_stream_init(mpx_stream *s, int fd, int dest);
+void mpx_stream_readable(mpx_job *job, mpx_rank *r, mpx_stream *s);
+void mpx_stream_drain(mpx_job *job, mpx_rank *r);    /* read all now available */
+void mpx_stream_finish(mpx_job *job, mpx_rank *r, mpx_stream *s); /* flush, close */
+void mpx_stdin_readable(mpx_job *job);
+void mpx_stdin_writable(mpx_job *job);
+void mpx_stdin_close(mpx_job *job);
+int mpx_write_all(mpx_job *job, int fd, const char *buf, size_t n);
+
+/* job.c */
+void mpx_job_fail(mpx_job *job, int status);        /* first failure wins; starts the kill */
+void mpx_job_kill(mpx_job *job);                    /* SIGTERM now, SIGKILL after grace */
+void mpx_job_reap(mpx_job *job);                    /* waitpid every exited rank */
+void mpx_job_timers(mpx_job *job, double now);      /* kill escalation, timeouts */
+double mpx_job_next_timer(mpx_job *job, double now);/* seconds to the next timer, <0 none */
+bool mpx_job_done(mpx_job *job, double now);
+void mpx_job_cleanup_shm(const char *jobid);
+void mpx_rank_hup(mpx_job *job, mpx_rank *r);       /* PMI link closed */
+
+/* util.c */
+double mpx_now(void);
+int mpx_set_nonblock(int fd);
+void mpx_random_hex(char *out, size_t nhex);
+const char *mpx_signame(int sig);
+void *mpx_xmalloc(size_t n);
+void *mpx_xrealloc(void *p, size_t n);
+void mpx_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* main.c */
+extern volatile sig_atomic_t mpx_pending_signal; /* SIGINT/TERM/HUP received, 0 none */
+void mpx_child_restore(void); /* in a forked rank: signals and limits as mpiexec found them */
+
+#endif
