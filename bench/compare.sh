@@ -97,7 +97,8 @@ setup_dmpi() {
     local d=$DMPI_PREFIX
     if [ -x "$d/bin/mpicc" ] && [ -x "$d/bin/mpiexec" ]; then
         CC_OF[dmpi]=$d/bin/mpicc
-        MPIEXEC_OF[dmpi]="$d/bin/mpiexec -n $NRANKS"
+        # the library may sit in DIR (a build tree) or DIR/lib (an install)
+        MPIEXEC_OF[dmpi]="env LD_LIBRARY_PATH=$d/lib:$d${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} $d/bin/mpiexec -n $NRANKS"
     else
         log "no dmpi at $d (needs bin/mpicc and bin/mpiexec; see --dmpi-prefix): skipping dmpi"
     fi

@@ -387,7 +387,7 @@ int PMPI_Cancel(MPI_Request *request)
     if (!r) return dmpi_error_noobj(MPI_ERR_REQUEST, FN, "invalid request");
     dmpi_lock();
     if ((r->kind == DMPI_REQ_RECV || r->kind == DMPI_REQ_PRECV) && !is_done(r) &&
-        dmpi_posted_remove(r)) {
+        dmpi_offer_withdraw_req(r) && dmpi_posted_remove(r)) {
         dmpi_status_set_cancelled(&r->status, 1);
         r->status.MPI_ERROR = MPI_SUCCESS;
         dmpi_request_complete(r);

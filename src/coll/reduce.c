@@ -16,8 +16,8 @@ int dmpi_coll_reduce(const void *sbuf, void *rbuf, MPI_Count count, dmpi_datatyp
 
     int troot = op->commutative ? root : 0, vr = (r - troot + p) % p, rc = MPI_SUCCESS;
 #define REAL(v) (((v) + troot) % p)
-    if ((vr & 1) || vr + 1 >= p) {  /* a leaf sends its data as it is */
-        rc = dmpi_coll_send(mine, count, dt, REAL(vr & (vr - 1) ? vr - (vr & -vr) : 0), tag, c);
+    if ((vr & 1) || vr + 1 >= p) {  /* a leaf sends its data to its parent as it is */
+        rc = dmpi_coll_send(mine, count, dt, REAL(vr & (vr - 1)), tag, c);
     } else {
         void *b1 = NULL, *b2 = NULL;
         void *in = dmpi_coll_tmp(count, dt, &b1);

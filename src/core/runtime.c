@@ -116,8 +116,6 @@ int dmpi_runtime_init(int required, int *provided)
 int dmpi_runtime_finalize(void)
 {
     dmpi_p2p_finalize();
-    /* Every rank has drained its replies before any unmaps the segment. */
-    if (dmpi_rt.world_size > 1) dmpi_pmi_barrier();
     dmpi_shm_finalize();
     dmpi_pmi_finalize();
     dmpi_rt.finalized = true;

@@ -96,7 +96,12 @@ void dmpi_recv_deliver(dmpi_request *r, uint64_t off, const void *data, uint64_t
 int dmpi_rx_poll_peer(int peer);
 void dmpi_rndv_pull(dmpi_request *r, int peer, uint64_t addr, uint64_t cookie,
                     dmpi_request *self_sender);
-void dmpi_offer_withdraw(int peer);
+/* receiver-first offers (offer.c) */
+void dmpi_offer_maybe(dmpi_request *r);
+bool dmpi_offer_withdraw(int peer);          /* false if already taken */
+bool dmpi_offer_withdraw_req(dmpi_request *r);
+void dmpi_offer_complete(int peer, const dmpi_env *env);
+bool dmpi_offer_take(dmpi_request *r, int world_peer);
 
 /* send side */
 void dmpi_send_start(dmpi_request *r);

@@ -129,6 +129,13 @@ void dmpi_p2p_finalize(void)
             if (!dmpi_progress()) dmpi_progress_idle(&idle);
         }
     }
+    /* Wait for every rank, still draining our rings so that no peer stays
+     * blocked on ring space (messages nobody receives are dropped). */
+    dmpi_shm_arrive_finalize();
+    idle = 0;
+    while (!dmpi_shm_all_finalized()) {
+        if (!dmpi_progress()) dmpi_progress_idle(&idle);
+    }
     while (dmpi_p2p.ux_head) {
         dmpi_unexp *u = dmpi_p2p.ux_head;
         dmpi_unexp_remove(u);

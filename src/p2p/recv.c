@@ -153,6 +153,7 @@ void dmpi_recv_start(dmpi_request *r)
         return;
     }
     dmpi_posted_add(r);
+    dmpi_offer_maybe(r);
 }
 
 /* ------------------------------------------------------- arriving packets */
@@ -248,10 +249,17 @@ static void rx_packet(int peer, dmpi_ring *ring, dmpi_pkt *p)
         if (p->seq != rx->expect_seq) dmpi_protocol_error(peer, "message out of sequence");
         if (rx->inprog_req || rx->inprog_ux) dmpi_protocol_error(peer, "new message before the last one ended");
         rx->expect_seq++;
-        if (rx->offer_req) dmpi_offer_withdraw(peer);
+        if (!dmpi_offer_withdraw(peer)) dmpi_protocol_error(peer, "message sent past a taken offer");
         dmpi_env env = {p->ctx, p->src, p->tag, p->len};
         if (p->type == DMPI_PKT_EAGER) on_eager(peer, ring, p, &env);
         else on_rts(peer, p, &env);
+        break;
+    }
+    case DMPI_PKT_PUSHED: {
+        if (p->seq != rx->expect_seq) dmpi_protocol_error(peer, "message out of sequence");
+        rx->expect_seq++;
+        dmpi_env env = {p->ctx, p->src, p->tag, p->len};
+        dmpi_offer_complete(peer, &env);
         break;
     }
     case DMPI_PKT_FRAG:
@@ -279,9 +287,4 @@ int dmpi_rx_poll_peer(int peer)
         n++;
     }
     return n;
-}
-
-void dmpi_offer_withdraw(int peer)
-{
-    dmpi_p2p.rx[peer].offer_req = NULL;
 }

@@ -42,7 +42,28 @@ void dmpi_send_reply(dmpi_request *r, int what)
 static bool write_packets(dmpi_ring *ring, dmpi_request *r)
 {
     uint64_t total = (uint64_t)r->bytes;
-    bool rts = r->proto_int[2] & 1;
+    int proto = r->proto_int[2];
+    if (proto == 1 && dmpi_offer_take(r, r->proto_int[0])) {
+        r->proto_int[2] = proto = 2; /* pushed into the receiver's offer */
+        r->proto_int[1] &= ~DMPI_TXW_DONE;
+    }
+    if (proto == 2) {
+        dmpi_pkt *p = dmpi_ring_reserve(ring, 1);
+        if (!p) return false;
+        p->type = DMPI_PKT_PUSHED;
+        p->flags = 0;
+        p->seq = (uint32_t)r->proto_u64[2];
+        p->ctx = r->comm->context_id + (uint32_t)r->ctx_kind;
+        p->tag = r->tag;
+        p->src = r->comm->rank;
+        p->len = total;
+        p->plen = 0;
+        p->cookie = 0;
+        dmpi_ring_publish(ring, p, 1);
+        r->proto_u64[0] = total;
+        return true;
+    }
+    bool rts = proto == 1;
     do {
         uint64_t done = r->proto_u64[0];
         uint64_t plen = rts ? sizeof(dmpi_rts_info)

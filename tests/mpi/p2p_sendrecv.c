@@ -54,11 +54,14 @@ static void one(int kind, int n, int right, int left, int tag, int wild, unsigne
         break;
     }
     }
-    CHECK(st.MPI_SOURCE == left && st.MPI_TAG == tag, "MPI_%s: status source %d tag %d",
-          kind_name[kind], st.MPI_SOURCE, st.MPI_TAG);
-    int cnt = -1;
-    MPI_Get_count(&st, MPI_BYTE, &cnt);
-    CHECK(cnt == n, "MPI_%s: count %d bytes, want %d", kind_name[kind], cnt, n);
+    if (kind == SR || kind == SR_REPLACE ||
+        !T_MPICH_QUIRK("MPICH 5.0.2 gives a stale status for MPI_Isendrecv")) {
+        CHECK(st.MPI_SOURCE == left && st.MPI_TAG == tag, "MPI_%s: status source %d tag %d",
+              kind_name[kind], st.MPI_SOURCE, st.MPI_TAG);
+        int cnt = -1;
+        MPI_Get_count(&st, MPI_BYTE, &cnt);
+        CHECK(cnt == n, "MPI_%s: count %d bytes, want %d", kind_name[kind], cnt, n);
+    }
     CHECK_PATTERN(rbuf, (size_t)n, (unsigned)(left * 1000 + tag));
 }
 

@@ -34,6 +34,7 @@ typedef struct seg_hdr {
     uint32_t nranks;
     uint32_t ring_cells;
     uint64_t rings_off, ring_bytes, offers_off;
+    _Alignas(64) _Atomic uint32_t finalized; /* ranks that reached finalize */
 } seg_hdr;
 
 dmpi_shm_state dmpi_shm;
@@ -154,6 +155,17 @@ fail:
     fprintf(stderr, "dmpi: rank %d: cannot set up the shared-memory segment: %s\n", rank,
             strerror(-rc));
     return rc;
+}
+
+void dmpi_shm_arrive_finalize(void)
+{
+    if (dmpi_shm.base) atomic_fetch_add(&((seg_hdr *)dmpi_shm.base)->finalized, 1);
+}
+
+bool dmpi_shm_all_finalized(void)
+{
+    return !dmpi_shm.base ||
+           atomic_load(&((seg_hdr *)dmpi_shm.base)->finalized) >= (uint32_t)dmpi_shm.size;
 }
 
 void dmpi_shm_finalize(void)

@@ -42,6 +42,9 @@ extern dmpi_shm_state dmpi_shm;
 
 int dmpi_shm_init(int rank, int size);
 void dmpi_shm_finalize(void);
+/* Finalize rendezvous: count this rank in; true once every rank is in. */
+void dmpi_shm_arrive_finalize(void);
+bool dmpi_shm_all_finalized(void);
 
 /* The offer slot through which receiver `recv` offers buffers to `sender`. */
 static inline dmpi_offer *dmpi_shm_offer(int recv, int sender)

@@ -1,0 +1,195 @@
+/* Communicator objects and their construction: new/retain/release, dup,
+ * split (by color and by node), create, create_group, and comparison.
+ * Constructors agree on a context id over the parent (core/context.c);
+ * one id serves all the disjoint communicators a split produces. */
+#include "core/comm_ops.h"
+#include "coll/coll.h"
+#include "core/group.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ------------------------------------------------------- object lifetime */
+void dmpi_errhandler_retain(dmpi_errhandler *e)
+{
+    if (e && !e->builtin) e->refcount++;
+}
+
+void dmpi_errhandler_release(dmpi_errhandler *e)
+{
+    if (!e || e->builtin || --e->refcount > 0) return;
+    e->magic = DMPI_MAGIC_FREED;
+    free(e);
+}
+
+dmpi_comm *dmpi_comm_new(dmpi_group *g, uint32_t context_id)
+{
+    dmpi_comm *c = calloc(1, sizeof *c);
+    if (!c) return NULL;
+    c->magic = DMPI_MAGIC_COMM;
+    c->refcount = 1;
+    c->context_id = context_id;
+    c->rank = g->rank;
+    c->size = g->size;
+    c->group = g;
+    dmpi_group_retain(g);
+    c->errh = &dmpi_errh_fatal;
+    c->handle = (MPI_Comm)(void *)c;
+    return c;
+}
+
+void dmpi_comm_retain(dmpi_comm *c)
+{
+    if (!c->builtin) c->refcount++;
+}
+
+void dmpi_comm_release(dmpi_comm *c)
+{
+    if (c->builtin || --c->refcount > 0) return;
+    dmpi_context_free(c->context_id);
+    dmpi_group_release(c->group);
+    if (c->remote_group) dmpi_group_release(c->remote_group);
+    dmpi_errhandler_release(c->errh);
+    c->magic = DMPI_MAGIC_FREED;
+    free(c);
+}
+
+/* A communicator over g with context ctx and parent's error handler; on
+ * failure the context id is given back. */
+static int make_comm(dmpi_comm *parent, dmpi_group *g, uint32_t ctx, dmpi_comm **out)
+{
+    dmpi_comm *c = dmpi_comm_new(g, ctx);
+    if (!c) {
+        dmpi_context_free(ctx);
+        return MPI_ERR_NO_MEM;
+    }
+    c->errh = parent->errh;
+    dmpi_errhandler_retain(c->errh);
+    *out = c;
+    return MPI_SUCCESS;
+}
+
+/* ----------------------------------------------------------- constructors */
+int dmpi_comm_dup(dmpi_comm *parent, dmpi_comm **out)
+{
+    uint32_t ctx;
+    *out = NULL;
+    int rc = dmpi_context_alloc(parent, &ctx);
+    return rc != MPI_SUCCESS ? rc : make_comm(parent, parent->group, ctx, out);
+}
+
+typedef struct { int color, key, rank; } split_entry;
+
+static int split_cmp(const void *a, const void *b)
+{
+    const split_entry *x = a, *y = b;
+    if (x->key != y->key) return x->key < y->key ? -1 : 1;
+    return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+int dmpi_comm_split(dmpi_comm *parent, int color, int key, dmpi_comm **out)
+{
+    int p = parent->size, mine[2] = {color, key}, n = 0;
+    *out = NULL;
+    int *all = malloc((size_t)p * 2 * sizeof(int)), *world = malloc((size_t)p * sizeof(int));
+    split_entry *e = malloc((size_t)p * sizeof *e);
+    dmpi_datatype *i32 = dmpi_dt_builtin(MPI_INT);
+    uint32_t ctx;
+    int rc = !all || !e || !world ? MPI_ERR_NO_MEM
+                                  : dmpi_coll_allgather(mine, 2, i32, all, 2, i32, parent);
+    if (rc == MPI_SUCCESS) rc = dmpi_context_alloc(parent, &ctx);
+    if (rc == MPI_SUCCESS && color == MPI_UNDEFINED) {
+        dmpi_context_free(ctx);
+    } else if (rc == MPI_SUCCESS) {
+        for (int i = 0; i < p; i++)
+            if (all[2 * i] == color) e[n++] = (split_entry){color, all[2 * i + 1], i};
+        qsort(e, (size_t)n, sizeof *e, split_cmp);
+        for (int i = 0; i < n; i++) world[i] = dmpi_comm_world_rank(parent, e[i].rank);
+        dmpi_group *g = dmpi_group_new(n, world);
+        if (!g) {
+            dmpi_context_free(ctx);
+            rc = MPI_ERR_NO_MEM;
+        } else {
+            rc = make_comm(parent, g, ctx, out);
+            dmpi_group_release(g);
+        }
+    }
+    free(all);
+    free(e);
+    free(world);
+    return rc;
+}
+
+int dmpi_comm_split_node(dmpi_comm *parent, bool undefined, int key, dmpi_comm **out)
+{
+    /* The host name identifies the node; color = lowest parent rank on it. */
+    int p = parent->size, color = MPI_UNDEFINED;
+    *out = NULL;
+    char me[MPI_MAX_PROCESSOR_NAME] = {0};
+    if (gethostname(me, sizeof me - 1) != 0) strcpy(me, "localhost");
+    char *names = malloc((size_t)p * MPI_MAX_PROCESSOR_NAME);
+    if (!names) return MPI_ERR_NO_MEM;
+    dmpi_datatype *byte = dmpi_coll_byte();
+    int rc = dmpi_coll_allgather(me, MPI_MAX_PROCESSOR_NAME, byte, names,
+                                 MPI_MAX_PROCESSOR_NAME, byte, parent);
+    for (int i = 0; i < p && color == MPI_UNDEFINED; i++)
+        if (!strcmp(names + (size_t)i * MPI_MAX_PROCESSOR_NAME, me)) color = i;
+    free(names);
+    if (rc != MPI_SUCCESS) return rc;
+    return dmpi_comm_split(parent, undefined ? MPI_UNDEFINED : color, key, out);
+}
+
+bool dmpi_group_subset_of(const dmpi_group *g, const dmpi_group *parent)
+{
+    for (int i = 0; i < g->size; i++)
+        if (dmpi_group_rank_of_world(parent, g->world[i]) == MPI_UNDEFINED) return false;
+    return true;
+}
+
+int dmpi_comm_create(dmpi_comm *parent, dmpi_group *g, dmpi_comm **out)
+{
+    uint32_t ctx;
+    *out = NULL;
+    int rc = dmpi_context_alloc(parent, &ctx);
+    if (rc != MPI_SUCCESS) return rc;
+    if (g->rank == MPI_UNDEFINED) {
+        dmpi_context_free(ctx);
+        return MPI_SUCCESS;
+    }
+    return make_comm(parent, g, ctx, out);
+}
+
+int dmpi_comm_create_group(dmpi_comm *parent, dmpi_group *g, int tag, dmpi_comm **out)
+{
+    *out = NULL;
+    if (g->rank == MPI_UNDEFINED) return MPI_SUCCESS;
+    /* The members agree over a temporary communicator: the new group in
+     * the parent's context, with collective tags of their own (above the
+     * range of ordinary collective tags) derived from the user's tag. */
+    dmpi_coll_state st = {0x40000000 | (tag & 0x3fffffff)};
+    dmpi_comm tmp = *parent;
+    tmp.group = g;
+    tmp.remote_group = NULL;
+    tmp.rank = g->rank;
+    tmp.size = g->size;
+    tmp.coll_state = &st;
+    tmp.builtin = true; /* never released */
+    uint32_t ctx;
+    int rc = dmpi_context_alloc(&tmp, &ctx);
+    return rc != MPI_SUCCESS ? rc : make_comm(parent, g, ctx, out);
+}
+
+/* -------------------------------------------------------------- compare */
+int dmpi_comm_compare(const dmpi_comm *a, const dmpi_comm *b)
+{
+    if (a == b) return MPI_IDENT;
+    if (!a->remote_group != !b->remote_group) return MPI_UNEQUAL;
+    int g = dmpi_group_compare(a->group, b->group);
+    if (a->remote_group && g != MPI_UNEQUAL) {
+        int r = dmpi_group_compare(a->remote_group, b->remote_group);
+        if (r == MPI_UNEQUAL) return MPI_UNEQUAL;
+        if (r == MPI_SIMILAR) g = MPI_SIMILAR;
+    }
+    return g == MPI_IDENT ? MPI_CONGRUENT : g;
+}

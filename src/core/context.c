@@ -1,0 +1,58 @@
+/* Context ids: every communicator owns an even id for point-to-point
+ * traffic and id+1 for its collectives. Ids 0/1 belong to MPI_COMM_WORLD
+ * and 2/3 to MPI_COMM_SELF. Each process keeps a bitmap of the id pairs it
+ * uses; a new communicator's members agree on the lowest pair free at all
+ * of them with an allreduce (bitwise AND of the free maps) over the parent
+ * communicator's collective context, so no new context is needed for it.
+ *
+ * The agreement takes two rounds: pick, then confirm. With
+ * MPI_THREAD_MULTIPLE two agreements on different parents can overlap in
+ * one process (the coarse lock is dropped while waiting); each claims its
+ * pick locally before the confirm round, so if both picked the same pair
+ * one of them sees it taken, the confirm fails everywhere, and that
+ * agreement runs again. */
+#include "coll/coll.h"
+
+#define NPAIRS 32768 /* ids 0 .. 65534 */
+#define NWORDS (NPAIRS / 64)
+
+static uint64_t used[NWORDS] = {3}; /* pairs 0 (world) and 1 (self) */
+
+static bool pair_used(int i) { return used[i / 64] >> (i % 64) & 1; }
+static void pair_set(int i, bool on)
+{
+    if (on) used[i / 64] |= (uint64_t)1 << (i % 64);
+    else used[i / 64] &= ~((uint64_t)1 << (i % 64));
+}
+
+int dmpi_context_alloc(dmpi_comm *comm, uint32_t *ctx_out)
+{
+    dmpi_datatype *u64 = dmpi_dt_builtin(MPI_UINT64_T), *i32 = dmpi_dt_builtin(MPI_INT);
+    dmpi_op *band = dmpi_op_builtin(MPI_BAND), *min = dmpi_op_builtin(MPI_MIN);
+    for (;;) {
+        uint64_t map[NWORDS]; /* 4 KiB */
+        for (int w = 0; w < NWORDS; w++) map[w] = ~used[w];
+        int rc = dmpi_coll_allreduce(MPI_IN_PLACE, map, NWORDS, u64, band, comm);
+        if (rc != MPI_SUCCESS) return rc;
+        int pick = -1;
+        for (int w = 0; w < NWORDS && pick < 0; w++)
+            if (map[w]) pick = w * 64 + __builtin_ctzll(map[w]);
+        if (pick < 0) return MPI_ERR_INTERN; /* all 32768 ids in use somewhere */
+        bool claimed = !pair_used(pick);
+        if (claimed) pair_set(pick, true);
+        int ok = claimed;
+        rc = dmpi_coll_allreduce(MPI_IN_PLACE, &ok, 1, i32, min, comm);
+        if (rc == MPI_SUCCESS && ok) {
+            *ctx_out = (uint32_t)pick * 2;
+            return MPI_SUCCESS;
+        }
+        if (claimed) pair_set(pick, false); /* taken meanwhile somewhere: retry */
+        if (rc != MPI_SUCCESS) return rc;
+    }
+}
+
+void dmpi_context_free(uint32_t ctx)
+{
+    int pair = (int)(ctx / 2);
+    if (pair >= 2 && pair < NPAIRS) pair_set(pair, false);
+}

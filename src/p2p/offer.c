@@ -1,0 +1,127 @@
+/* Receiver-first rendezvous. When a large receive is posted before its
+ * message and it is certain to be the receive that the next message from
+ * that peer matches (if the envelope fits), the receiver offers its buffer
+ * in the pair's offer slot in shared memory, tagged with the sequence
+ * number it expects next. A sender about to send that sequence number with
+ * a matching envelope takes the offer (CAS), writes the data straight into
+ * the receiver's buffer with one process_vm_writev, and sends a PUSHED
+ * packet; its request completes without waiting for any reply. If the
+ * sender had already sent an RTS or eager message for that sequence number
+ * (both sides acted at once), the receiver withdraws the offer when that
+ * message arrives and the sender-first path wins. The slot's state word
+ * carries a generation count, so a sender never takes an offer that was
+ * withdrawn and made again with other fields meanwhile. */
+#include "p2p/p2p.h"
+
+#include <errno.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#define ST(word) ((word)&3u)
+#define GEN_NEXT(word) (((word) & ~3u) + 4u)
+
+static bool tags_overlap(int a, int b)
+{
+    return a == MPI_ANY_TAG || b == MPI_ANY_TAG || a == b;
+}
+
+/* Could an earlier posted receive take the message r waits for? */
+static bool earlier_receive_competes(const dmpi_request *r)
+{
+    uint32_t ctx = r->comm->context_id + (uint32_t)r->ctx_kind;
+    for (const dmpi_request *q = dmpi_p2p.posted_head; q && q != r; q = q->next) {
+        if (q->comm->context_id + (uint32_t)q->ctx_kind != ctx) continue;
+        if ((q->peer == MPI_ANY_SOURCE || q->peer == r->peer) && tags_overlap(q->tag, r->tag))
+            return true;
+    }
+    return false;
+}
+
+void dmpi_offer_maybe(dmpi_request *r)
+{
+    if (!dmpi_shm.cma_ok || r->peer < 0 || !r->dt->contiguous) return;
+    uint64_t cap = dmpi_recv_capacity(r);
+    if (cap < dmpi_p2p.offer_min) return;
+    const dmpi_group *g = r->comm->remote_group ? r->comm->remote_group : r->comm->group;
+    int w = g->world[r->peer];
+    if (w == dmpi_p2p.me) return;
+    dmpi_rx_peer *rx = &dmpi_p2p.rx[w];
+    if (rx->offer_req || rx->inprog_req || rx->inprog_ux) return;
+    if (earlier_receive_competes(r)) return;
+    dmpi_offer *o = dmpi_shm_offer(dmpi_p2p.me, w);
+    uint32_t st = atomic_load_explicit(&o->state, memory_order_relaxed);
+    if (ST(st) != DMPI_OFFER_IDLE) return;
+    o->seq = rx->expect_seq;
+    o->ctx = r->comm->context_id + (uint32_t)r->ctx_kind;
+    o->tag = r->tag;
+    o->src = r->peer;
+    o->addr = (uint64_t)(uintptr_t)((char *)r->buf + r->dt->true_lb);
+    o->cap = cap;
+    atomic_store_explicit(&o->state, GEN_NEXT(st) | DMPI_OFFER_OFFERED, memory_order_release);
+    rx->offer_req = r;
+}
+
+bool dmpi_offer_withdraw_req(dmpi_request *r)
+{
+    for (int w = 0; w < dmpi_p2p.nprocs; w++)
+        if (dmpi_p2p.rx[w].offer_req == r) return dmpi_offer_withdraw(w);
+    return true;
+}
+
+bool dmpi_offer_withdraw(int peer)
+{
+    dmpi_rx_peer *rx = &dmpi_p2p.rx[peer];
+    if (!rx->offer_req) return true;
+    dmpi_offer *o = dmpi_shm_offer(dmpi_p2p.me, peer);
+    uint32_t st = atomic_load_explicit(&o->state, memory_order_acquire);
+    if (ST(st) != DMPI_OFFER_OFFERED) return false; /* taken: data is coming */
+    if (!atomic_compare_exchange_strong(&o->state, &st, GEN_NEXT(st) | DMPI_OFFER_IDLE))
+        return false;
+    rx->offer_req = NULL;
+    return true;
+}
+
+/* Receiver: the PUSHED packet for the offer's message arrived. */
+void dmpi_offer_complete(int peer, const dmpi_env *env)
+{
+    dmpi_rx_peer *rx = &dmpi_p2p.rx[peer];
+    dmpi_request *r = rx->offer_req;
+    if (!r) dmpi_protocol_error(peer, "data pushed without an offer");
+    dmpi_offer *o = dmpi_shm_offer(dmpi_p2p.me, peer);
+    uint32_t st = atomic_load_explicit(&o->state, memory_order_acquire);
+    if (ST(st) != DMPI_OFFER_TAKEN) dmpi_protocol_error(peer, "pushed data for an offer not taken");
+    atomic_store_explicit(&o->state, GEN_NEXT(st) | DMPI_OFFER_IDLE, memory_order_release);
+    rx->offer_req = NULL;
+    dmpi_posted_remove(r);
+    dmpi_recv_set_envelope(r, env);
+    dmpi_request_complete(r);
+}
+
+/* Sender: takes the receiver's offer for message r if it fits; on success
+ * the data has been written into the receiver's buffer. */
+bool dmpi_offer_take(dmpi_request *r, int w)
+{
+    dmpi_offer *o = dmpi_shm_offer(w, dmpi_p2p.me);
+    uint32_t st = atomic_load_explicit(&o->state, memory_order_acquire);
+    if (ST(st) != DMPI_OFFER_OFFERED) return false;
+    uint64_t bytes = (uint64_t)r->bytes;
+    if (o->seq != (uint32_t)r->proto_u64[2] ||
+        o->ctx != r->comm->context_id + (uint32_t)r->ctx_kind || o->src != r->comm->rank ||
+        !(o->tag == MPI_ANY_TAG || o->tag == r->tag) || o->cap < bytes)
+        return false;
+    uint64_t addr = o->addr;
+    if (!atomic_compare_exchange_strong(&o->state, &st, (st & ~3u) | DMPI_OFFER_TAKEN))
+        return false;
+    const char *src = (const char *)(uintptr_t)r->proto_u64[3];
+    for (uint64_t done = 0; done < bytes;) {
+        struct iovec l = {(void *)(src + done), bytes - done};
+        struct iovec rm = {(void *)(uintptr_t)(addr + done), bytes - done};
+        ssize_t n = process_vm_writev(dmpi_shm.pids[w], &l, 1, &rm, 1, 0);
+        if (n <= 0) {
+            if (n < 0 && errno == EINTR) continue;
+            dmpi_protocol_error(w, "single-copy write (process_vm_writev) failed");
+        }
+        done += (uint64_t)n;
+    }
+    return true;
+}

@@ -1,0 +1,140 @@
+/* The local bootstrap: forks and execs every rank on this node. Each rank
+ * gets pipes for stdout/stderr, a socketpair for PMI (PMI_FD), stdin from
+ * mpiexec (rank 0) or /dev/null, one process group for the whole job, and
+ * PR_SET_PDEATHSIG so it dies with mpiexec. Remote bootstraps (ssh, slurm)
+ * will implement the same mpx_bootstrap operations by starting a proxy per
+ * node that runs this same code there. */
+#include "mpiexec.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+static void setenv_int(const char *name, int v)
+{
+    char buf[16];
+    snprintf(buf, sizeof buf, "%d", v);
+    setenv(name, buf, 1);
+}
+
+/* In the child: never returns. */
+static void exec_rank(mpx_job *job, mpx_rank *r, pid_t parent, int in_fd, int out_fd, int err_fd, int pmi_fd)
+{
+    mpx_child_restore();
+    (void)setpgid(0, r->rank == 0 ? 0 : job->pgid); /* on failure it is killed rank by rank */
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(1); /* mpiexec died before prctl took effect */
+
+    if (dup2(in_fd, 0) < 0 || dup2(out_fd, 1) < 0 || dup2(err_fd, 2) < 0) _exit(127);
+    if (fcntl(pmi_fd, F_SETFD, 0) != 0) _exit(127); /* keep it across exec */
+
+    const mpx_opts *o = job->opts;
+    for (int i = 0; i < o->nenv; i++)
+        if (o->env[i].value) setenv(o->env[i].name, o->env[i].value, 1);
+    unsetenv("PMI_PORT"); /* from an enclosing launcher: would confuse PMI clients */
+    unsetenv("PMI_ID");
+    setenv_int("PMI_FD", pmi_fd);
+    setenv_int("PMI_RANK", r->rank);
+    setenv_int("PMI_SIZE", job->n);
+    setenv("DMPI_JOBID", job->jobid, 1);
+    setenv_int("DMPI_LOCAL_RANK", r->rank);
+    setenv_int("DMPI_LOCAL_SIZE", job->n);
+    setenv_int("MPI_LOCALRANKID", r->rank);
+    setenv_int("MPI_LOCALNRANKS", job->n);
+
+    execv(o->prog_path, o->argv);
+    dprintf(2, "mpiexec: rank %d: cannot execute '%s': %s\n", r->rank, o->prog_path, strerror(errno));
+    _exit(127);
+}
+
+static int start_rank(mpx_job *job, mpx_rank *r, int devnull)
+{
+    int out[2] = {-1, -1}, err[2] = {-1, -1}, sv[2] = {-1, -1}, in[2] = {-1, -1};
+    if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0 ||
+        socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0 ||
+        (r->rank == 0 && pipe2(in, O_CLOEXEC) != 0)) {
+        mpx_log("cannot create pipes for rank %d: %s", r->rank, strerror(errno));
+        goto fail;
+    }
+    pid_t parent = getpid();
+    pid_t pid = fork();
+    if (pid < 0) {
+        mpx_log("cannot start rank %d: fork: %s", r->rank, strerror(errno));
+        goto fail;
+    }
+    if (pid == 0) exec_rank(job, r, parent, r->rank == 0 ? in[0] : devnull, out[1], err[1], sv[1]);
+
+    if (r->rank == 0) job->pgid = pid;
+    (void)setpgid(pid, job->pgid); /* also here, so the group exists before we signal it */
+    r->pid = pid;
+    job->live++;
+    close(out[1]);
+    close(err[1]);
+    close(sv[1]);
+    mpx_stream_init(&r->out[0], out[0], 1);
+    mpx_stream_init(&r->out[1], err[0], 2);
+    r->pmi_fd = sv[0];
+    mpx_set_nonblock(out[0]);
+    mpx_set_nonblock(err[0]);
+    mpx_set_nonblock(sv[0]);
+    if (r->rank == 0) {
+        close(in[0]);
+        job->stdin_dst = in[1];
+        mpx_set_nonblock(in[1]);
+        job->stdin_src = 0;
+    }
+    return 0;
+
+fail:
+    for (int i = 0; i < 2; i++) {
+        if (out[i] >= 0) close(out[i]);
+        if (err[i] >= 0) close(err[i]);
+        if (sv[i] >= 0) close(sv[i]);
+        if (in[i] >= 0) close(in[i]);
+    }
+    return -1;
+}
+
+static int launch_local(mpx_job *job)
+{
+    int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (devnull < 0) {
+        mpx_log("cannot open /dev/null: %s", strerror(errno));
+        return -1;
+    }
+    fflush(NULL); /* nothing buffered may be written twice */
+    int rc = 0;
+    for (int i = 0; i < job->n; i++) {
+        if (start_rank(job, &job->ranks[i], devnull) != 0) {
+            rc = -1;
+            break;
+        }
+    }
+    close(devnull);
+    return rc;
+}
+
+static void signal_local(mpx_job *job, int sig)
+{
+    bool any = false;
+    for (int i = 0; i < job->n; i++) {
+        mpx_rank *r = &job->ranks[i];
+        if (r->pid > 0 && !r->reaped) {
+            kill(r->pid, sig); /* also reaches ranks that left the group */
+            any = true;
+        }
+    }
+    if (any && job->pgid > 0) kill(-job->pgid, sig); /* and their descendants */
+}
+
+const mpx_bootstrap mpx_bootstrap_local = {
+    .name = "local",
+    .launch = launch_local,
+    .signal_all = signal_local,
+};
