@@ -14,7 +14,10 @@ static MPI_Count count_elements(const dmpi_datatype *dt, MPI_Count bytes)
     MPI_Count per = dt->layout ? dt->layout->nblocks : dt->basic_count;
     MPI_Count n = whole * per;
     if (rem == 0) return n;
-    if (!dt->layout) return -1;
+    if (!dt->layout) {
+        MPI_Count basic = dt->size / (dt->basic_count > 0 ? dt->basic_count : 1);
+        return basic > 0 && rem % basic == 0 ? n + rem / basic : -1;
+    }
     for (int b = 0; b < dt->layout->nblocks && rem > 0; b++) {
         if (rem < dt->layout->blocks[b].len) return -1;
         rem -= dt->layout->blocks[b].len;
@@ -92,6 +95,7 @@ static int set_elements(const char *fn, MPI_Status *status, MPI_Datatype type, M
     MPI_Count whole = count / per, rem = count % per, bytes = whole * dt->size;
     for (int b = 0; rem > 0 && dt->layout && b < dt->layout->nblocks; b++, rem--)
         bytes += dt->layout->blocks[b].len;
+    if (!dt->layout) bytes += rem * (dt->size / per);
     dmpi_status_set_bytes(status, bytes);
     return MPI_SUCCESS;
 }

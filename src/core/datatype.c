@@ -145,6 +145,9 @@ void dmpi_datatype_init(void)
     for (size_t i = 0; i < sizeof plain_types / sizeof plain_types[0]; i++)
         init_builtin(plain_types[i].h, plain_types[i].name, (MPI_Count)plain_types[i].size,
                      (MPI_Aint)plain_types[i].size);
+    /* Pairs of equal types count as two basic elements. */
+    static const MPI_Datatype twins[] = {MPI_2INT, MPI_2REAL, MPI_2DOUBLE_PRECISION, MPI_2INTEGER};
+    for (size_t i = 0; i < sizeof twins / sizeof twins[0]; i++) slot(twins[i])->basic_count = 2;
     for (size_t i = 0; i < sizeof pair_types / sizeof pair_types[0]; i++) {
         const pair_desc *p = &pair_types[i];
         MPI_Count size = (MPI_Count)(p->value_size + sizeof(int));

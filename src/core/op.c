@@ -103,8 +103,8 @@ typedef int (*kernel_fn)(int op, const void *in, void *inout, MPI_Count n);
 
 #define EACH(T, stmt)                                   \
     do {                                                \
-        const T *a = in;                                \
-        T *b = inout;                                   \
+        const T *restrict a = in;                       \
+        T *restrict b = inout;                          \
         for (MPI_Count i = 0; i < n; i++) { stmt; }     \
     } while (0)
 
@@ -162,8 +162,13 @@ typedef int (*kernel_fn)(int op, const void *in, void *inout, MPI_Count n);
     {                                                                           \
         if (op != OP_MINLOC && op != OP_MAXLOC) return MPI_ERR_OP;              \
         bool max = op == OP_MAXLOC;                                             \
-        EACH(name##_t, if (max ? a[i].v > b[i].v : a[i].v < b[i].v) b[i] = a[i]; \
-                       else if (a[i].v == b[i].v && a[i].i < b[i].i) b[i].i = a[i].i); \
+        const name##_t *a = in;                                                 \
+        name##_t *b = inout;                                                    \
+        for (MPI_Count i = 0; i < n; i++) { /* fieldwise: no padding touched */ \
+            bool wins = max ? a[i].v > b[i].v : a[i].v < b[i].v;                \
+            if (wins) b[i].v = a[i].v;                                          \
+            if (wins || (a[i].v == b[i].v && a[i].i < b[i].i)) b[i].i = a[i].i; \
+        }                                                                       \
         return MPI_SUCCESS;                                                     \
     }
 
@@ -273,6 +278,15 @@ static const type_entry *type_lookup(int basic)
     return NULL;
 }
 
+/* The element type of dt: a predefined type is its own (even if it counts
+ * as two basic elements, like MPI_2INT); a derived type made of one
+ * predefined type is reduced per element of that type. */
+static const type_entry *entry_of(const dmpi_datatype *dt)
+{
+    int key = dt->builtin ? (int)(uintptr_t)(void *)dt->handle : dt->basic;
+    return key ? type_lookup(key) : NULL;
+}
+
 /* Which classes each predefined op accepts (MPI 4.1 section 6.9.2). */
 #define C(x) (1u << (x))
 static unsigned op_classes(int kind)
@@ -295,7 +309,7 @@ int dmpi_op_check(const dmpi_op *op, const dmpi_datatype *dt, bool allow_rma_ops
     if (!op->builtin) return MPI_SUCCESS;
     int kind = op_kind(op);
     if (kind == OP_REPLACE || kind == OP_NO_OP) return allow_rma_ops ? MPI_SUCCESS : MPI_ERR_OP;
-    const type_entry *t = dt->basic ? type_lookup(dt->basic) : NULL;
+    const type_entry *t = entry_of(dt);
     return t && (op_classes(kind) & (1u << t->cls)) ? MPI_SUCCESS : MPI_ERR_OP;
 }
 
@@ -371,7 +385,7 @@ int dmpi_op_apply(dmpi_op *op, const void *in, void *inout, MPI_Count count,
     int kind = op_kind(op);
     if (kind == OP_NO_OP) return MPI_SUCCESS;
     if (kind == OP_REPLACE) return apply_replace(in, inout, count, dt);
-    const type_entry *t = dt->basic ? type_lookup(dt->basic) : NULL;
+    const type_entry *t = entry_of(dt);
     if (!t || !(op_classes(kind) & (1u << t->cls))) return MPI_ERR_OP;
     if (dt->builtin) return t->fn(kind, in, inout, count);
     dmpi_datatype *bdt = dmpi_dt_builtin((MPI_Datatype)(uintptr_t)dt->basic);

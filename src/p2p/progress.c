@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 dmpi_p2p_state dmpi_p2p;
-static unsigned spin_limit;
+static unsigned spin_limit, yield_limit, sleep_us;
 
 /* Requests with a poll hook that are still running (collective schedules). */
 static dmpi_request **hooked;
@@ -82,11 +82,9 @@ void dmpi_progress_idle(unsigned *idle)
     }
     bool threaded = dmpi_rt.thread_level == MPI_THREAD_MULTIPLE;
     if (threaded) dmpi_unlock();
-    sched_yield();
-    if ((i & 4095) == 0) {
-        check_launcher();
-        if (i > (1u << 20)) usleep(50);
-    }
+    if (i - spin_limit < yield_limit) sched_yield();
+    else usleep(sleep_us);
+    if ((i & 1023) == 0) check_launcher();
     if (threaded) dmpi_lock();
 }
 
@@ -117,6 +115,8 @@ int dmpi_p2p_init(void)
     /* Spinning only pays when every rank can have a core. */
     spin_limit = (unsigned)dmpi_env_long("DMPI_SPIN",
                                          cpus >= dmpi_p2p.nprocs ? 20000 : 50);
+    yield_limit = (unsigned)dmpi_env_long("DMPI_YIELD", 1000);
+    sleep_us = (unsigned)dmpi_env_long("DMPI_IDLE_SLEEP_US", 10);
     return MPI_SUCCESS;
 }
 

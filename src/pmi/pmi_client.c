@@ -1,7 +1,9 @@
 /* PMI-1 client (see pmi.h): connects to the launcher over the inherited
  * socket $PMI_FD and speaks the simple wire protocol (pmi_wire.h). Runs in
  * the MPI library: no printing, no signals (send uses MSG_NOSIGNAL), every
- * system call retried on EINTR and waited on (poll) on EAGAIN. */
+ * system call retried on EINTR and waited on (poll) on EAGAIN. One lock
+ * serialises the request/reply exchanges; abort, fd and is_singleton never
+ * wait for it. */
 #include "pmi.h"
 #include "pmi_wire.h"
 
@@ -26,8 +28,9 @@ typedef struct local_kv {
 
 static struct {
     pthread_mutex_t lock;
-    int state;
-    int fd, rank, size, appnum;
+    _Atomic int state; /* read without the lock by dmpi_pmi_fd and friends */
+    _Atomic int fd;
+    int rank, size, appnum;
     int keylen_max, vallen_max;
     char kvsname[DMPI_PMI_KVSNAME_MAX + 1];
     char jobid[33];
@@ -347,21 +350,30 @@ int dmpi_pmi_barrier(void)
 
 int dmpi_pmi_abort(int code, const char *msg)
 {
-    int rc = 0;
-    pthread_mutex_lock(&pmi.lock);
-    if (pmi.state == ST_CONNECTED || pmi.state == ST_FINALIZED) {
-        /* the message must fit one line and hold no newline: cut and clean it */
-        char clean[1024];
-        size_t n = 0;
-        for (const char *c = msg ? msg : ""; *c && n < sizeof clean - 1; c++)
-            clean[n++] = (*c == '\n' || *c == '\r' || *c == '\t') ? ' ' : *c;
-        clean[n] = '\0';
-        dmpi_pmi_line_begin(&pmi.out, "abort");
-        dmpi_pmi_line_int(&pmi.out, "exitcode", code);
-        if (n > 0) dmpi_pmi_line_str(&pmi.out, "message", clean);
-        rc = send_line();
+    int st = pmi.state;
+    if (st != ST_CONNECTED && st != ST_FINALIZED) return 0;
+    /* the message must fit one line and hold no newline: cut and clean it */
+    char clean[1024];
+    size_t n = 0;
+    for (const char *c = msg ? msg : ""; *c && n < sizeof clean - 1; c++)
+        clean[n++] = (*c == '\n' || *c == '\r' || *c == '\t') ? ' ' : *c;
+    clean[n] = '\0';
+    static dmpi_pmi_line l; /* not on the stack: abort may run on a small one */
+    static pthread_mutex_t abort_lock = PTHREAD_MUTEX_INITIALIZER;
+    pthread_mutex_lock(&abort_lock);
+    dmpi_pmi_line_begin(&l, "abort");
+    dmpi_pmi_line_int(&l, "exitcode", code);
+    if (n > 0) dmpi_pmi_line_str(&l, "message", clean);
+    int rc = dmpi_pmi_line_end(&l);
+    if (rc == 0) {
+        /* Never wait for the main lock: another thread may hold it while it
+         * waits in a fence that will never end. Without the lock the line
+         * still goes out in one send, after any line in progress or before. */
+        bool locked = pthread_mutex_trylock(&pmi.lock) == 0;
+        rc = send_all(l.buf, l.len);
+        if (locked) pthread_mutex_unlock(&pmi.lock);
     }
-    pthread_mutex_unlock(&pmi.lock);
+    pthread_mutex_unlock(&abort_lock);
     return rc;
 }
 
@@ -397,16 +409,12 @@ const char *dmpi_pmi_jobid(void)
 
 int dmpi_pmi_fd(void)
 {
-    pthread_mutex_lock(&pmi.lock);
-    int fd = pmi.state == ST_CONNECTED || pmi.state == ST_FINALIZED ? pmi.fd : -1;
-    pthread_mutex_unlock(&pmi.lock);
-    return fd;
+    int st = pmi.state;
+    return st == ST_CONNECTED || st == ST_FINALIZED ? pmi.fd : -1;
 }
 
 bool dmpi_pmi_is_singleton(void)
 {
-    pthread_mutex_lock(&pmi.lock);
-    bool s = pmi.state == ST_SINGLETON || (pmi.state == ST_FINALIZED && pmi.fd < 0);
-    pthread_mutex_unlock(&pmi.lock);
-    return s;
+    int st = pmi.state;
+    return st == ST_SINGLETON || (st == ST_FINALIZED && pmi.fd < 0);
 }

@@ -99,8 +99,8 @@ static void p2p(void)
         fill(tag);
         MPI_CHK(MPI_Isendrecv_c(sbuf, n, MPI_INT, right, tag, rbuf, n, MPI_INT, left, tag, w,
                                 &r[0]));
-        MPI_CHK(MPI_Wait(&r[0], MPI_STATUS_IGNORE));
-        check(n, tag, NULL, "MPI_Isendrecv_c");
+        MPI_CHK(MPI_Wait(&r[0], &st));
+        check(n, tag, T_MPICH_QUIRK("stale Isendrecv status") ? NULL : &st, "MPI_Isendrecv_c");
         tag++;
         fill(tag);
         memcpy(rbuf, sbuf, (size_t)n * sizeof(int));
@@ -111,7 +111,8 @@ static void p2p(void)
         memcpy(rbuf, sbuf, (size_t)n * sizeof(int));
         MPI_CHK(MPI_Isendrecv_replace_c(rbuf, n, MPI_INT, right, tag, left, tag, w, &r[0]));
         MPI_CHK(MPI_Wait(&r[0], &st));
-        check(n, tag, &st, "MPI_Isendrecv_replace_c");
+        check(n, tag, T_MPICH_QUIRK("stale Isendrecv status") ? NULL : &st,
+              "MPI_Isendrecv_replace_c");
         tag++;
         /* Matched probe + receive. */
         for (int nb = 0; nb < 2; nb++, tag++) {

@@ -95,7 +95,10 @@ void mpx_stream_finish(mpx_job *job, mpx_rank *r, mpx_stream *s)
     free(s->buf);
     s->buf = NULL;
     s->len = s->cap = 0;
-    if (s->fd >= 0) close(s->fd);
+    if (s->fd >= 0) {
+        mpx_loop_del(s->fd);
+        close(s->fd);
+    }
     s->fd = -1;
 }
 
@@ -128,6 +131,7 @@ void mpx_stream_readable(mpx_job *job, mpx_rank *r, mpx_stream *s)
             s->cap = 2 * READ_CHUNK;
             s->buf = mpx_xrealloc(s->buf, s->cap);
         }
+        if ((size_t)n < READ_CHUNK) return; /* drained for now */
     }
 }
 
@@ -147,7 +151,10 @@ void mpx_stream_drain(mpx_job *job, mpx_rank *r)
 
 void mpx_stdin_close(mpx_job *job)
 {
-    if (job->stdin_dst >= 0) close(job->stdin_dst);
+    if (job->stdin_dst >= 0) {
+        mpx_loop_del(job->stdin_dst);
+        close(job->stdin_dst);
+    }
     job->stdin_dst = -1;
     job->stdin_src = -1;
     job->inlen = job->inoff = 0;

@@ -83,6 +83,12 @@ static int start_rank(mpx_job *job, mpx_rank *r, int devnull)
     mpx_set_nonblock(out[0]);
     mpx_set_nonblock(err[0]);
     mpx_set_nonblock(sv[0]);
+    if (mpx_loop_add(sv[0], MPX_EV_PMI, r->rank, true, false) != 0 ||
+        mpx_loop_add(out[0], MPX_EV_OUT, 2 * r->rank, true, false) != 0 ||
+        mpx_loop_add(err[0], MPX_EV_OUT, 2 * r->rank + 1, true, false) != 0) {
+        mpx_log("cannot watch the pipes of rank %d: %s", r->rank, strerror(errno));
+        return -1; /* the rank runs; the job is failed and killed by the caller */
+    }
     if (r->rank == 0) {
         close(in[0]);
         job->stdin_dst = in[1];

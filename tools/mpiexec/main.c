@@ -1,16 +1,18 @@
 /* mpiexec: starts an MPI job on this node and serves it until every rank
  * is gone. This file holds main(), the signal set-up (a self-pipe wakes the
- * poll loop for SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGTSTP) and the single
- * poll() loop that drives PMI service, output forwarding and job control. */
+ * loop for SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGTSTP) and the single epoll
+ * loop that drives PMI service, output forwarding and job control (epoll,
+ * not poll: the cost of an event must not grow with the number of ranks). */
 #include "mpiexec.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
+#include <sys/epoll.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -126,75 +128,132 @@ static void handle_signals(mpx_job *job)
     }
 }
 
-enum { K_SIG, K_STDIN, K_STDIN_DST, K_PMI, K_OUT };
+/* ---------------------------------------------------------- watch list */
+
+static int epfd = -1;
+
+static int loop_ctl(int op, int fd, int kind, int idx, bool in, bool out)
+{
+    struct epoll_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.events = (in ? EPOLLIN : 0) | (out ? EPOLLOUT : 0);
+    ev.data.u64 = (uint64_t)(uint32_t)kind << 32 | (uint32_t)idx;
+    return epoll_ctl(epfd, op, fd, &ev);
+}
+
+int mpx_loop_add(int fd, int kind, int idx, bool in, bool out)
+{
+    return loop_ctl(EPOLL_CTL_ADD, fd, kind, idx, in, out);
+}
+
+int mpx_loop_mod(int fd, int kind, int idx, bool in, bool out)
+{
+    return loop_ctl(EPOLL_CTL_MOD, fd, kind, idx, in, out);
+}
+
+void mpx_loop_del(int fd)
+{
+    struct epoll_event ev;
+    (void)epoll_ctl(epfd, EPOLL_CTL_DEL, fd, &ev);
+}
+
+/* stdin forwarding state in the watch list: fd 0 is watched only while the
+ * buffer is empty, rank 0's pipe only while it is not. A regular file (or
+ * /dev/null) cannot be watched: it is always readable, so it is read
+ * directly ("unwatchable"). */
+static struct {
+    int src, dst;       /* fds currently registered, -1 none */
+    bool src_on, dst_on;
+    bool src_unwatchable;
+} st_in = {-1, -1, false, false, false};
+
+static void sync_stdin(mpx_job *job)
+{
+    bool want_src = job->stdin_src >= 0 && job->inlen == 0;
+    if (job->stdin_src < 0 && st_in.src >= 0) {
+        mpx_loop_del(st_in.src);
+        st_in.src = -1;
+        st_in.src_on = false;
+    } else if (job->stdin_src >= 0 && st_in.src < 0 && !st_in.src_unwatchable) {
+        if (mpx_loop_add(job->stdin_src, MPX_EV_STDIN, 0, want_src, false) == 0) {
+            st_in.src = job->stdin_src;
+            st_in.src_on = want_src;
+        } else {
+            st_in.src_unwatchable = true;
+        }
+    } else if (st_in.src >= 0 && st_in.src_on != want_src) {
+        mpx_loop_mod(st_in.src, MPX_EV_STDIN, 0, want_src, false);
+        st_in.src_on = want_src;
+    }
+    bool want_dst = job->stdin_dst >= 0 && job->inlen > job->inoff;
+    if (job->stdin_dst != st_in.dst) { /* closed (and so unwatched) or new */
+        st_in.dst = job->stdin_dst;
+        st_in.dst_on = false;
+        if (st_in.dst >= 0) mpx_loop_add(st_in.dst, MPX_EV_STDIN_DST, 0, false, false);
+    }
+    if (st_in.dst >= 0 && st_in.dst_on != want_dst) {
+        mpx_loop_mod(st_in.dst, MPX_EV_STDIN_DST, 0, false, want_dst);
+        st_in.dst_on = want_dst;
+    }
+}
+
+/* ---------------------------------------------------------- event loop */
+
+static void dispatch(mpx_job *job, uint32_t events, uint64_t data)
+{
+    int kind = (int)(data >> 32), idx = (int)(uint32_t)data;
+    switch (kind) {
+    case MPX_EV_SIG: {
+        char buf[256];
+        while (read(sigpipe_fd[0], buf, sizeof buf) > 0) {}
+        mpx_job_reap(job);
+        break;
+    }
+    case MPX_EV_STDIN:
+        mpx_stdin_readable(job);
+        break;
+    case MPX_EV_STDIN_DST:
+        mpx_stdin_writable(job);
+        break;
+    case MPX_EV_PMI: {
+        mpx_rank *r = &job->ranks[idx];
+        if (r->pmi_fd < 0) break; /* closed meanwhile */
+        if (events & EPOLLOUT) mpx_pmi_writable(job, r);
+        if (events & (EPOLLIN | EPOLLHUP | EPOLLERR)) mpx_pmi_readable(job, r);
+        break;
+    }
+    case MPX_EV_OUT: {
+        mpx_rank *r = &job->ranks[idx / 2];
+        mpx_stream *s = &r->out[idx % 2];
+        if (s->fd >= 0) mpx_stream_readable(job, r, s);
+        break;
+    }
+    }
+}
 
 static void event_loop(mpx_job *job)
 {
-    size_t cap = 3 + 4 * (size_t)job->n;
-    struct pollfd *pfd = mpx_xmalloc(cap * sizeof *pfd);
-    struct { int kind, idx; } *map = mpx_xmalloc(cap * sizeof *map);
+    struct epoll_event evs[256];
     for (;;) {
         handle_signals(job);
         double now = mpx_now();
         mpx_job_timers(job, now);
         if (mpx_job_done(job, now)) break;
+        sync_stdin(job);
+        bool read_stdin_now = st_in.src_unwatchable && job->stdin_src >= 0 && job->inlen == 0;
 
-        size_t np = 0;
-#define ADD(fd_, ev_, kind_, idx_) do { pfd[np].fd = (fd_); pfd[np].events = (ev_); pfd[np].revents = 0; \
-        map[np].kind = (kind_); map[np].idx = (idx_); np++; } while (0)
-        ADD(sigpipe_fd[0], POLLIN, K_SIG, 0);
-        if (job->stdin_src >= 0 && job->inlen == 0) ADD(job->stdin_src, POLLIN, K_STDIN, 0);
-        if (job->stdin_dst >= 0 && job->inlen > job->inoff) ADD(job->stdin_dst, POLLOUT, K_STDIN_DST, 0);
-        for (int i = 0; i < job->n; i++) {
-            mpx_rank *r = &job->ranks[i];
-            if (r->pmi_fd >= 0) ADD(r->pmi_fd, POLLIN | (r->olen > r->ooff ? POLLOUT : 0), K_PMI, i);
-            if (r->out[0].fd >= 0) ADD(r->out[0].fd, POLLIN, K_OUT, 2 * i);
-            if (r->out[1].fd >= 0) ADD(r->out[1].fd, POLLIN, K_OUT, 2 * i + 1);
-        }
-#undef ADD
         double t = mpx_job_next_timer(job, now);
-        int timeout = t < 0 ? -1 : (int)(t * 1000.0) + 1;
-        int rc = poll(pfd, (nfds_t)np, timeout);
-        if (rc < 0) {
-            if (errno == EINTR || errno == EAGAIN) continue;
-            mpx_log("poll: %s", strerror(errno));
+        int timeout = read_stdin_now ? 0 : t < 0 ? -1 : (int)(t * 1000.0) + 1;
+        int n = epoll_wait(epfd, evs, (int)(sizeof evs / sizeof evs[0]), timeout);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            mpx_log("epoll_wait: %s", strerror(errno));
             mpx_job_fail(job, 1);
             continue;
         }
-        for (size_t k = 0; k < np && rc > 0; k++) {
-            short re = pfd[k].revents;
-            if (re == 0) continue;
-            switch (map[k].kind) {
-            case K_SIG: {
-                char buf[256];
-                while (read(sigpipe_fd[0], buf, sizeof buf) > 0) {}
-                mpx_job_reap(job);
-                break;
-            }
-            case K_STDIN:
-                mpx_stdin_readable(job);
-                break;
-            case K_STDIN_DST:
-                mpx_stdin_writable(job);
-                break;
-            case K_PMI: {
-                mpx_rank *r = &job->ranks[map[k].idx];
-                if (r->pmi_fd != pfd[k].fd) break; /* closed meanwhile */
-                if (re & POLLOUT) mpx_pmi_writable(job, r);
-                if (re & (POLLIN | POLLHUP | POLLERR | POLLNVAL)) mpx_pmi_readable(job, r);
-                break;
-            }
-            case K_OUT: {
-                mpx_rank *r = &job->ranks[map[k].idx / 2];
-                mpx_stream *s = &r->out[map[k].idx % 2];
-                if (s->fd == pfd[k].fd) mpx_stream_readable(job, r, s);
-                break;
-            }
-            }
-        }
+        for (int k = 0; k < n; k++) dispatch(job, evs[k].events, evs[k].data.u64);
+        if (read_stdin_now) mpx_stdin_readable(job);
     }
-    free(pfd);
-    free(map);
 }
 
 int main(int argc, char **argv)
@@ -202,8 +261,10 @@ int main(int argc, char **argv)
     ensure_std_fds();
     mpx_opts opts;
     int rc = mpx_parse_options(argc, argv, &opts);
-    if (rc < 0) return 0;
-    if (rc > 0) return rc;
+    if (rc != 0) {
+        mpx_free_options(&opts);
+        return rc < 0 ? 0 : rc;
+    }
 
     mpx_job job;
     memset(&job, 0, sizeof job);
@@ -225,6 +286,11 @@ int main(int argc, char **argv)
     if (raise_fd_limit(job.n) != 0) return 1;
     if (setup_signals() != 0) {
         mpx_log("cannot set up signal handling: %s", strerror(errno));
+        return 1;
+    }
+    epfd = epoll_create1(EPOLL_CLOEXEC);
+    if (epfd < 0 || mpx_loop_add(sigpipe_fd[0], MPX_EV_SIG, 0, true, false) != 0) {
+        mpx_log("cannot set up the event loop: %s", strerror(errno));
         return 1;
     }
     mpx_pmi_setup(&job);
@@ -255,5 +321,8 @@ int main(int argc, char **argv)
     mpx_job_cleanup_shm(job.jobid);
     mpx_kvs_free(job.kvs);
     free(job.ranks);
+    free(job.inbuf);
+    mpx_free_options(&opts);
+    close(epfd);
     return job.failed ? job.exit_status : 0;
 }

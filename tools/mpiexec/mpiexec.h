@@ -47,6 +47,7 @@ typedef struct mpx_opts {
 /* 0: run; -1: done, exit 0 (help/version printed); otherwise the exit
  * status, after a message on stderr. */
 int mpx_parse_options(int argc, char **argv, mpx_opts *o);
+void mpx_free_options(mpx_opts *o);
 
 /* ------------------------------------------------------- ranks, job */
 typedef struct mpx_stream {  /* one forwarded output stream of a rank */
@@ -69,6 +70,7 @@ typedef struct mpx_rank {
     size_t olen, ooff, ocap;
     bool pmi_init, finalized, in_barrier, aborted, pmi_hup, warned;
     bool gone;               /* can no longer enter a PMI barrier */
+    bool want_out;           /* the loop watches pmi_fd for writability */
     int abort_code;
     double hup_time;         /* when PMI hung up without finalize */
     mpx_stream out[2];       /* stdout, stderr */
@@ -162,7 +164,13 @@ void *mpx_xmalloc(size_t n);
 void *mpx_xrealloc(void *p, size_t n);
 void mpx_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* main.c */
+/* main.c: the event loop's watch list (epoll). A watched fd is unwatched
+ * with mpx_loop_del before it is closed. */
+enum { MPX_EV_SIG, MPX_EV_STDIN, MPX_EV_STDIN_DST, MPX_EV_PMI, MPX_EV_OUT };
+int mpx_loop_add(int fd, int kind, int idx, bool in, bool out);
+int mpx_loop_mod(int fd, int kind, int idx, bool in, bool out);
+void mpx_loop_del(int fd);
+
 extern volatile sig_atomic_t mpx_pending_signal; /* SIGINT/TERM/HUP received, 0 none */
 void mpx_child_restore(void); /* in a forked rank: signals and limits as mpiexec found them */
 

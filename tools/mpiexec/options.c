@@ -240,3 +240,14 @@ int mpx_parse_options(int argc, char **argv, mpx_opts *o)
     }
     return find_program(o);
 }
+
+void mpx_free_options(mpx_opts *o)
+{
+    for (int i = 0; i < o->nenv; i++) {
+        free(o->env[i].name);
+        free(o->env[i].value);
+    }
+    free(o->env);
+    free(o->prog_path);
+    memset(o, 0, sizeof *o);
+}

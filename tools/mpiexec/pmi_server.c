@@ -1,5 +1,5 @@
 /* mpiexec's PMI-1 server: reads commands from every rank's socket (driven by
- * the poll loop in main.c), answers them, keeps the KVS (kvs.c), runs the
+ * the event loop in main.c), answers them, keeps the KVS (kvs.c), runs the
  * barrier, and reports MPI_Abort / MPI_Finalize to job.c. Replies go
  * through a per-rank output queue so a slow reader never blocks mpiexec. */
 #include "mpiexec.h"
@@ -28,8 +28,12 @@ int mpx_pmi_setup(mpx_job *job)
 
 void mpx_pmi_close(mpx_job *job, mpx_rank *r)
 {
-    if (r->pmi_fd >= 0) close(r->pmi_fd);
+    if (r->pmi_fd >= 0) {
+        mpx_loop_del(r->pmi_fd);
+        close(r->pmi_fd);
+    }
     r->pmi_fd = -1;
+    r->want_out = false;
     free(r->obuf);
     r->obuf = NULL;
     r->olen = r->ooff = r->ocap = 0;
@@ -55,13 +59,21 @@ void mpx_pmi_writable(mpx_job *job, mpx_rank *r)
         } else if (w < 0 && errno == EINTR) {
             continue;
         } else if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-            return; /* main loop polls for POLLOUT */
+            if (!r->want_out) { /* wake us when the socket drains */
+                r->want_out = true;
+                mpx_loop_mod(r->pmi_fd, MPX_EV_PMI, r->rank, true, true);
+            }
+            return;
         } else {
             r->ooff = r->olen = 0; /* peer gone: the read side will see the hang-up */
-            return;
+            break;
         }
     }
     r->ooff = r->olen = 0;
+    if (r->want_out && r->pmi_fd >= 0) {
+        r->want_out = false;
+        mpx_loop_mod(r->pmi_fd, MPX_EV_PMI, r->rank, true, false);
+    }
 }
 
 /* Queues the reply built in `line` and tries to send it. */
@@ -71,6 +83,7 @@ static void reply(mpx_job *job, mpx_rank *r)
     if (r->olen - r->ooff + line.len > OUTQ_MAX) {
         mpx_log("rank %d does not read its PMI replies; closing its PMI link", r->rank);
         mpx_pmi_close(job, r);
+        mpx_rank_hup(job, r);
         return;
     }
     if (r->olen + line.len > r->ocap) {
@@ -294,5 +307,6 @@ void mpx_pmi_readable(mpx_job *job, mpx_rank *r)
             handle(job, r, text, len);
             if (r->pmi_fd < 0) return; /* closed while handling */
         }
+        if ((size_t)n < room) return; /* drained: the loop reports new data or EOF */
     }
 }
