@@ -168,7 +168,7 @@ void dmpi_abort_job(int code, const char *fmt, ...)
     va_end(ap);
     fprintf(stderr, "%s\n", msg);
     fflush(stderr);
-    dmpi_pmi_abort(code, msg);
+    dmpi_pmi_abort(code, NULL); /* the message is printed above */
     _exit(code);
 }
 
