@@ -353,7 +353,7 @@ static int apply_replace(const void *in, void *inout, MPI_Count count, dmpi_data
 static int apply_derived(kernel_fn fn, int kind, const void *in, void *inout,
                          MPI_Count count, dmpi_datatype *dt, dmpi_datatype *bdt)
 {
-    MPI_Count n = count * dt->basic_count, bytes = count * dt->size;
+    MPI_Count bytes = count * dt->size, n = bytes / bdt->size;
     size_t span = (size_t)(n * bdt->extent);
     char *stream = malloc((size_t)bytes + 1), *a = malloc(span + 1), *b = malloc(span + 1);
     int rc = MPI_ERR_NO_MEM;
@@ -392,6 +392,6 @@ int dmpi_op_apply(dmpi_op *op, const void *in, void *inout, MPI_Count count,
     if (!bdt) return MPI_ERR_OP;
     if (dt->contiguous && bdt->contiguous)
         return t->fn(kind, (const char *)in + dt->true_lb, (char *)inout + dt->true_lb,
-                     count * dt->basic_count);
+                     count * dt->size / bdt->size);
     return apply_derived(t->fn, kind, in, inout, count, dt, bdt);
 }

@@ -1,5 +1,5 @@
 /* Unit test of the shared-memory SPSC ring: a producer thread writes
- * 200000 packets of random sizes (inline-only to several cells, wrapping
+ * 50000 packets of random sizes (inline-only to several cells, wrapping
  * around the ring), the consumer checks order, sizes and every payload
  * byte; also checks that a full ring refuses a reservation and that stale
  * payload bytes never look like a published packet. */
@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define NPKT 200000
+#define NPKT 50000
 #define CELLS 256
 
 static dmpi_ring_ctl ctl;
