@@ -44,14 +44,6 @@ int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler
 }
 DMPI_ALIAS(Comm_create_errhandler)
 
-static void errh_release(dmpi_errhandler *e)
-{
-    if (e->builtin) return;
-    if (--e->refcount == 0) {
-        e->magic = DMPI_MAGIC_FREED;
-        free(e);
-    }
-}
 
 int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
 {
@@ -62,10 +54,10 @@ int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
     dmpi_errhandler *e = dmpi_errhandler_get(errhandler);
     if (!e) return dmpi_error(c, MPI_ERR_ARG, FN, "invalid error handler");
     dmpi_lock();
-    if (!e->builtin) e->refcount++;
+    dmpi_errhandler_retain(e);
     dmpi_errhandler *old = c->errh;
     c->errh = e;
-    if (old) errh_release(old);
+    if (old) dmpi_errhandler_release(old);
     dmpi_unlock();
     return MPI_SUCCESS;
 }
@@ -78,7 +70,7 @@ int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
     dmpi_comm *c;
     DMPI_GET_COMM(c, comm, FN);
     if (!errhandler) return dmpi_error(c, MPI_ERR_ARG, FN, "errhandler is NULL");
-    if (!c->errh->builtin) c->errh->refcount++;
+    dmpi_errhandler_retain(c->errh);
     *errhandler = dmpi_errhandler_handle(c->errh);
     return MPI_SUCCESS;
 }
@@ -91,7 +83,7 @@ int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
     if (!errhandler) return dmpi_error_noobj(MPI_ERR_ARG, FN, "NULL argument");
     dmpi_errhandler *e = dmpi_errhandler_get(*errhandler);
     if (!e) return dmpi_error_noobj(MPI_ERR_ARG, FN, "invalid error handler");
-    errh_release(e);
+    dmpi_errhandler_release(e);
     *errhandler = MPI_ERRHANDLER_NULL;
     return MPI_SUCCESS;
 }

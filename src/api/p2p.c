@@ -208,6 +208,8 @@ static int persistent_init(const char *fn, bool is_send, const void *buf, MPI_Co
     r->peer = peer;
     r->tag = tag;
     r->comm = c;
+    dmpi_comm_retain(c);
+    r->comm_ref = true;
     r->mode = mode;
     r->ctx_kind = DMPI_CTX_P2P;
     atomic_store(&r->complete, 1);

@@ -24,11 +24,17 @@ static bool is_done(dmpi_request *r)
     return atomic_load_explicit(&r->complete, memory_order_acquire);
 }
 
-/* Finishes a completed request: status out, free or deactivate. */
-static int finish(MPI_Request *h, dmpi_request *r, MPI_Status *status)
+void dmpi_greq_query(dmpi_request *r);
+void dmpi_greq_cancel(dmpi_request *r);
+
+/* Finishes a completed request: status out, then free or deactivate it
+ * (unless keep: the MPI_Request_get_status family only looks). */
+static int finish_keep(MPI_Request *h, dmpi_request *r, MPI_Status *status, bool keep)
 {
+    if (r->kind == DMPI_REQ_GREQ) dmpi_greq_query(r);
     int err = r->status.MPI_ERROR;
     if (status != MPI_STATUS_IGNORE) *status = r->status;
+    if (keep) return err;
     if (r->persistent) {
         r->active = false;
     } else {
@@ -36,6 +42,11 @@ static int finish(MPI_Request *h, dmpi_request *r, MPI_Status *status)
         *h = MPI_REQUEST_NULL;
     }
     return err;
+}
+
+static int finish(MPI_Request *h, dmpi_request *r, MPI_Status *status)
+{
+    return finish_keep(h, r, status, false);
 }
 
 static int report(dmpi_request *r, dmpi_comm *c, int err, const char *fn)
@@ -118,7 +129,7 @@ static int get_reqs(int n, MPI_Request reqs[], dmpi_request **objs, const char *
 
 /* Completes all that are done; with statuses for multi-completion.
  * Returns MPI_ERR_IN_STATUS if any failed. */
-static int finish_all(int n, MPI_Request reqs[], dmpi_request **objs, MPI_Status st[])
+static int finish_all(int n, MPI_Request reqs[], dmpi_request **objs, MPI_Status st[], bool keep)
 {
     int any_err = 0;
     for (int i = 0; i < n; i++) {
@@ -127,7 +138,7 @@ static int finish_all(int n, MPI_Request reqs[], dmpi_request **objs, MPI_Status
             set_empty(s);
             continue;
         }
-        int err = finish(&reqs[i], objs[i], s);
+        int err = finish_keep(&reqs[i], objs[i], s, keep);
         if (s != MPI_STATUS_IGNORE) s->MPI_ERROR = err;
         if (err != MPI_SUCCESS) any_err = 1;
     }
@@ -154,7 +165,7 @@ int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
             if (dmpi_progress()) idle = 0;
             else dmpi_progress_idle(&idle);
         }
-        rc = finish_all(count, reqs, objs, statuses);
+        rc = finish_all(count, reqs, objs, statuses, false);
         dmpi_unlock();
         if (rc != MPI_SUCCESS) rc = dmpi_error_noobj(rc, FN, "one or more requests failed (see the statuses)");
     }
@@ -163,9 +174,9 @@ int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
 }
 DMPI_ALIAS(Waitall)
 
-int PMPI_Testall(int count, MPI_Request reqs[], int *flag, MPI_Status statuses[])
+static int testall_common(int count, MPI_Request reqs[], int *flag, MPI_Status statuses[],
+                          bool keep, const char *FN)
 {
-    static const char *const FN = "MPI_Testall";
     DMPI_CHECK_INIT(FN);
     if (!flag) return dmpi_error_noobj(MPI_ERR_ARG, FN, "flag is NULL");
     WITH_OBJS(count, FN);
@@ -174,14 +185,27 @@ int PMPI_Testall(int count, MPI_Request reqs[], int *flag, MPI_Status statuses[]
         dmpi_lock();
         if (!all_done(count, objs)) dmpi_progress();
         *flag = all_done(count, objs);
-        if (*flag) rc = finish_all(count, reqs, objs, statuses);
+        if (*flag) rc = finish_all(count, reqs, objs, statuses, keep);
         dmpi_unlock();
         if (rc != MPI_SUCCESS) rc = dmpi_error_noobj(rc, FN, "one or more requests failed (see the statuses)");
     }
     FREE_OBJS();
     return rc;
 }
+
+int PMPI_Testall(int count, MPI_Request reqs[], int *flag, MPI_Status statuses[])
+{
+    return testall_common(count, reqs, flag, statuses, false, "MPI_Testall");
+}
 DMPI_ALIAS(Testall)
+
+int PMPI_Request_get_status_all(int count, const MPI_Request reqs[], int *flag,
+                                MPI_Status statuses[])
+{
+    return testall_common(count, (MPI_Request *)reqs, flag, statuses, true,
+                          "MPI_Request_get_status_all");
+}
+DMPI_ALIAS(Request_get_status_all)
 
 /* Index of a completed request, -1 if none, -2 if all are null. */
 static int find_done(int n, dmpi_request **objs)
@@ -196,7 +220,7 @@ static int find_done(int n, dmpi_request **objs)
 }
 
 static int any_common(int count, MPI_Request reqs[], int *index, int *flag, MPI_Status *status,
-                      bool block, const char *fn)
+                      bool block, bool keep, const char *fn)
 {
     DMPI_CHECK_INIT(fn);
     if (!index) return dmpi_error_noobj(MPI_ERR_ARG, fn, "index is NULL");
@@ -221,7 +245,7 @@ static int any_common(int count, MPI_Request reqs[], int *index, int *flag, MPI_
         } else {
             *index = i;
             c = objs[i]->comm;
-            rc = finish(&reqs[i], objs[i], status);
+            rc = finish_keep(&reqs[i], objs[i], status, keep);
         }
         dmpi_unlock();
         rc = report(NULL, c, rc, fn);
@@ -232,19 +256,28 @@ static int any_common(int count, MPI_Request reqs[], int *index, int *flag, MPI_
 
 int PMPI_Waitany(int count, MPI_Request reqs[], int *index, MPI_Status *status)
 {
-    return any_common(count, reqs, index, NULL, status, true, "MPI_Waitany");
+    return any_common(count, reqs, index, NULL, status, true, false, "MPI_Waitany");
 }
 DMPI_ALIAS(Waitany)
 
 int PMPI_Testany(int count, MPI_Request reqs[], int *index, int *flag, MPI_Status *status)
 {
     if (!flag) return dmpi_error_noobj(MPI_ERR_ARG, "MPI_Testany", "flag is NULL");
-    return any_common(count, reqs, index, flag, status, false, "MPI_Testany");
+    return any_common(count, reqs, index, flag, status, false, false, "MPI_Testany");
 }
 DMPI_ALIAS(Testany)
 
+int PMPI_Request_get_status_any(int count, const MPI_Request reqs[], int *index, int *flag,
+                                MPI_Status *status)
+{
+    if (!flag) return dmpi_error_noobj(MPI_ERR_ARG, "MPI_Request_get_status_any", "flag is NULL");
+    return any_common(count, (MPI_Request *)reqs, index, flag, status, false, true,
+                      "MPI_Request_get_status_any");
+}
+DMPI_ALIAS(Request_get_status_any)
+
 static int some_common(int incount, MPI_Request reqs[], int *outcount, int indices[],
-                       MPI_Status statuses[], bool block, const char *fn)
+                       MPI_Status statuses[], bool block, bool keep, const char *fn)
 {
     DMPI_CHECK_INIT(fn);
     if (!outcount || (incount > 0 && !indices))
@@ -269,7 +302,7 @@ static int some_common(int incount, MPI_Request reqs[], int *outcount, int indic
             for (int j = 0; j < incount; j++) {
                 if (!objs[j] || !is_done(objs[j])) continue;
                 MPI_Status *s = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[k];
-                int err = finish(&reqs[j], objs[j], s);
+                int err = finish_keep(&reqs[j], objs[j], s, keep);
                 if (s != MPI_STATUS_IGNORE) s->MPI_ERROR = err;
                 if (err != MPI_SUCCESS) any_err = 1;
                 indices[k++] = j;
@@ -287,16 +320,24 @@ static int some_common(int incount, MPI_Request reqs[], int *outcount, int indic
 int PMPI_Waitsome(int incount, MPI_Request reqs[], int *outcount, int indices[],
                   MPI_Status statuses[])
 {
-    return some_common(incount, reqs, outcount, indices, statuses, true, "MPI_Waitsome");
+    return some_common(incount, reqs, outcount, indices, statuses, true, false, "MPI_Waitsome");
 }
 DMPI_ALIAS(Waitsome)
 
 int PMPI_Testsome(int incount, MPI_Request reqs[], int *outcount, int indices[],
                   MPI_Status statuses[])
 {
-    return some_common(incount, reqs, outcount, indices, statuses, false, "MPI_Testsome");
+    return some_common(incount, reqs, outcount, indices, statuses, false, false, "MPI_Testsome");
 }
 DMPI_ALIAS(Testsome)
+
+int PMPI_Request_get_status_some(int incount, const MPI_Request reqs[], int *outcount,
+                                 int indices[], MPI_Status statuses[])
+{
+    return some_common(incount, (MPI_Request *)reqs, outcount, indices, statuses, false, true,
+                       "MPI_Request_get_status_some");
+}
+DMPI_ALIAS(Request_get_status_some)
 
 /* ------------------------------------------------------------ persistent */
 
@@ -372,7 +413,7 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
     dmpi_lock();
     if (!is_done(r)) dmpi_progress();
     *flag = is_done(r);
-    if (*flag && status != MPI_STATUS_IGNORE) *status = r->status;
+    if (*flag) finish_keep(&request, r, status, true);
     dmpi_unlock();
     return MPI_SUCCESS;
 }
@@ -392,6 +433,7 @@ int PMPI_Cancel(MPI_Request *request)
         r->status.MPI_ERROR = MPI_SUCCESS;
         dmpi_request_complete(r);
     }
+    if (r->kind == DMPI_REQ_GREQ) dmpi_greq_cancel(r);
     /* A send, once started, is delivered: cancelling it does nothing and
      * MPI_Test_cancelled reports false, as the standard allows. */
     dmpi_unlock();

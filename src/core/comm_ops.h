@@ -22,8 +22,5 @@ int dmpi_comm_compare(const dmpi_comm *a, const dmpi_comm *b);
 /* Is every member of g a member of parent's group? */
 bool dmpi_group_subset_of(const dmpi_group *g, const dmpi_group *parent);
 
-void dmpi_comm_retain(dmpi_comm *c);
-void dmpi_errhandler_retain(dmpi_errhandler *e);
-void dmpi_errhandler_release(dmpi_errhandler *e);
 
 #endif

@@ -9,8 +9,8 @@
  * MPI_THREAD_MULTIPLE two agreements on different parents can overlap in
  * one process (the coarse lock is dropped while waiting); each claims its
  * pick locally before the confirm round, so if both picked the same pair
- * one of them sees it taken, the confirm fails everywhere, and that
- * agreement runs again. */
+ * at least one of them finds it taken somewhere; an agreement whose confirm
+ * fails drops its claims and runs again. */
 #include "coll/coll.h"
 
 #define NPAIRS 32768 /* ids 0 .. 65534 */

@@ -92,6 +92,9 @@ extern dmpi_comm dmpi_comm_world_obj, dmpi_comm_self_obj;
  * (already agreed by all members). */
 dmpi_comm *dmpi_comm_new(dmpi_group *g, uint32_t context_id);
 void dmpi_comm_release(dmpi_comm *c);
+void dmpi_comm_retain(dmpi_comm *c);
+void dmpi_errhandler_retain(dmpi_errhandler *e);
+void dmpi_errhandler_release(dmpi_errhandler *e);
 static inline int dmpi_comm_world_rank(const dmpi_comm *c, int r) { return c->group->world[r]; }
 /* Agree on a fresh context id among the members of comm (collective). */
 int dmpi_context_alloc(dmpi_comm *comm, uint32_t *ctx_out);
@@ -169,6 +172,7 @@ typedef struct dmpi_request {
     dmpi_req_kind kind;
     _Atomic int complete;     /* set when the operation is finished */
     bool persistent, active, cancelled, freed_by_user;
+    bool comm_ref;            /* holds a reference on comm */
     MPI_Status status;
     /* point-to-point operation */
     void *buf;

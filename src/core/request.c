@@ -26,6 +26,8 @@ void dmpi_request_free(dmpi_request *r)
 {
     if (!r) return;
     if (r->on_free) r->on_free(r);
+    if (r->comm_ref) dmpi_comm_release(r->comm);
+    r->comm_ref = false;
     free(r->tmp);
     r->tmp = NULL;
     r->magic = DMPI_MAGIC_FREED;

@@ -16,6 +16,8 @@ static dmpi_request *new_p2p(dmpi_req_kind kind, const void *buf, MPI_Count coun
     r->peer = peer;
     r->tag = tag;
     r->comm = comm;
+    dmpi_comm_retain(comm);
+    r->comm_ref = true;
     r->ctx_kind = ctx_kind;
     return r;
 }

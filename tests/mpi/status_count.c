@@ -1,18 +1,21 @@
 /* status_count.c: what a status says about a message, and setting it.
- * MPI_Get_count / MPI_Get_elements (and _c) for messages received as bytes
- * and read back as other predefined types: exact multiples give counts,
+ * MPI_Get_count / MPI_Get_elements (and _c) read with the message's type
+ * and with other predefined types: exact multiples give counts,
  * non-multiples give MPI_UNDEFINED; pair types (MPI_2INT) count pairs vs
  * basic elements.  MPI_Status_set_elements(_c), MPI_Status_set_cancelled /
  * MPI_Test_cancelled, and MPI-4.1's MPI_Status_set/get_source/tag/error. */
 #include "common.h"
 
-static MPI_Status recv_bytes(int n, MPI_Datatype sendtype, int sendcount)
+/* Send count elements of type to oneself; receive them as the same type
+ * into a larger buffer and return the status. */
+static MPI_Status self_msg(int tag, MPI_Datatype type, int count)
 {
-    static unsigned char buf[4096], out[4096];
+    static double buf[512], out[512]; /* room for 256 pairs of anything */
     MPI_Status st;
     MPI_Request r;
-    MPI_CHK(MPI_Isend(out, sendcount, sendtype, 0, n, MPI_COMM_SELF, &r));
-    MPI_CHK(MPI_Recv(buf, (int)sizeof buf, MPI_BYTE, 0, n, MPI_COMM_SELF, &st));
+    memset(out, 0, sizeof out);
+    MPI_CHK(MPI_Isend(out, count, type, 0, tag, MPI_COMM_SELF, &r));
+    MPI_CHK(MPI_Recv(buf, 256, type, 0, tag, MPI_COMM_SELF, &st));
     MPI_CHK(MPI_Wait(&r, MPI_STATUS_IGNORE));
     return st;
 }
@@ -38,7 +41,7 @@ int main(int argc, char **argv)
     MPI_Count cc;
 
     /* 7 bytes: a count in bytes only. */
-    st = recv_bytes(0, MPI_BYTE, 7);
+    st = self_msg(0, MPI_BYTE, 7);
     EXPECT_COUNT(st, MPI_BYTE, 7);
     EXPECT_COUNT(st, MPI_CHAR, 7);
     EXPECT_COUNT(st, MPI_INT, MPI_UNDEFINED);
@@ -54,7 +57,7 @@ int main(int argc, char **argv)
     CHECK(cc == 7, "MPI_Get_elements_c(MPI_BYTE) gave %lld", (long long)cc);
 
     /* 8 bytes. */
-    st = recv_bytes(1, MPI_INT, 2);
+    st = self_msg(1, MPI_INT, 2);
     EXPECT_COUNT(st, MPI_BYTE, 8);
     EXPECT_COUNT(st, MPI_INT, 2);
     EXPECT_COUNT(st, MPI_SHORT, 4);
@@ -63,19 +66,19 @@ int main(int argc, char **argv)
     EXPECT_ELEMENTS(st, MPI_INT, 2);
 
     /* Empty message. */
-    st = recv_bytes(2, MPI_INT, 0);
+    st = self_msg(2, MPI_INT, 0);
     EXPECT_COUNT(st, MPI_INT, 0);
     EXPECT_COUNT(st, MPI_DOUBLE, 0);
     EXPECT_ELEMENTS(st, MPI_DOUBLE, 0);
 
     /* Pairs: 3 MPI_2INT = 6 ints. */
-    st = recv_bytes(3, MPI_2INT, 3);
+    st = self_msg(3, MPI_2INT, 3);
     EXPECT_COUNT(st, MPI_2INT, 3);
     EXPECT_ELEMENTS(st, MPI_2INT, 6);
     EXPECT_COUNT(st, MPI_INT, 6);
     /* 3 ints are one and a half pairs: 3 basic elements, no whole count
      * (MPI_2INT is defined as if MPI_Type_contiguous(2, MPI_INT)). */
-    st = recv_bytes(4, MPI_INT, 3);
+    st = self_msg(4, MPI_INT, 3);
     EXPECT_COUNT(st, MPI_2INT, MPI_UNDEFINED);
     if (!T_MPICH_QUIRK("MPICH 5.0.2 says MPI_UNDEFINED"))
         EXPECT_ELEMENTS(st, MPI_2INT, 3);
@@ -117,7 +120,7 @@ int main(int argc, char **argv)
     MPI_CHK(MPI_Status_set_cancelled(&st, 0));
     MPI_CHK(MPI_Test_cancelled(&st, &flag));
     CHECK(flag == 0, "MPI_Test_cancelled after set_cancelled(0) gave %d", flag);
-    st = recv_bytes(5, MPI_BYTE, 3);
+    st = self_msg(5, MPI_BYTE, 3);
     flag = -1;
     MPI_CHK(MPI_Test_cancelled(&st, &flag));
     CHECK(flag == 0, "a received message reads as cancelled");
@@ -135,7 +138,7 @@ int main(int argc, char **argv)
     CHECK(v == 4242, "MPI_Status_get_tag gave %d", v);
     MPI_CHK(MPI_Status_get_error(&st, &v));
     CHECK(v == MPI_ERR_TAG, "MPI_Status_get_error gave %d", v);
-    st = recv_bytes(6, MPI_BYTE, 1);
+    st = self_msg(6, MPI_BYTE, 1);
     MPI_CHK(MPI_Status_get_source(&st, &v));
     CHECK(v == 0, "MPI_Status_get_source after a receive gave %d", v);
     MPI_CHK(MPI_Status_get_tag(&st, &v));
