@@ -10,7 +10,15 @@
  * one process (the coarse lock is dropped while waiting); each claims its
  * pick locally before the confirm round, so if both picked the same pair
  * at least one of them finds it taken somewhere; an agreement whose confirm
- * fails drops its claims and runs again. */
+ * fails drops its claims and runs again.
+ *
+ * Intercommunicators (and a merge of one) need an id free at the members
+ * of two groups that share no intracommunicator: each group reduces its
+ * free map over its own local communicator, the two leaders swap and AND
+ * their maps (dmpi_context_alloc_pair's xchg hook), and each leader
+ * broadcasts the result to its group; the confirm round goes the same way,
+ * so both groups always take the same branch. */
+#include "core/context.h"
 #include "coll/coll.h"
 
 #define NPAIRS 32768 /* ids 0 .. 65534 */
@@ -55,4 +63,44 @@ void dmpi_context_free(uint32_t ctx)
 {
     int pair = (int)(ctx / 2);
     if (pair >= 2 && pair < NPAIRS) pair_set(pair, false);
+}
+
+/* One agreement step over two groups: buf[0..n-1] becomes the AND of every
+ * member's buf on both sides. buf[n] carries the leader's status to its
+ * group, so a failed exchange ends the agreement everywhere on this side. */
+static int and_both_sides(dmpi_comm *local, int leader, dmpi_ctx_xchg_fn xchg, void *arg,
+                          uint64_t *buf, int n)
+{
+    dmpi_datatype *u64 = dmpi_dt_builtin(MPI_UINT64_T);
+    int rc = dmpi_coll_allreduce(MPI_IN_PLACE, buf, n, u64, dmpi_op_builtin(MPI_BAND), local);
+    if (rc != MPI_SUCCESS) return rc;
+    buf[n] = MPI_SUCCESS;
+    if (local->rank == leader) buf[n] = (uint64_t)xchg(arg, buf, n);
+    rc = dmpi_coll_bcast(buf, n + 1, u64, leader, local);
+    return rc != MPI_SUCCESS ? rc : (int)buf[n];
+}
+
+int dmpi_context_alloc_pair(dmpi_comm *local, int leader, dmpi_ctx_xchg_fn xchg, void *arg,
+                            uint32_t *ctx_out)
+{
+    for (;;) {
+        uint64_t map[NWORDS + 1];
+        for (int w = 0; w < NWORDS; w++) map[w] = ~used[w];
+        int rc = and_both_sides(local, leader, xchg, arg, map, NWORDS);
+        if (rc != MPI_SUCCESS) return rc;
+        int pick = -1;
+        for (int w = 0; w < NWORDS && pick < 0; w++)
+            if (map[w]) pick = w * 64 + __builtin_ctzll(map[w]);
+        if (pick < 0) return MPI_ERR_INTERN;
+        bool claimed = !pair_used(pick);
+        if (claimed) pair_set(pick, true);
+        uint64_t ok[2] = {claimed ? 1u : 0u, 0};
+        rc = and_both_sides(local, leader, xchg, arg, ok, 1);
+        if (rc == MPI_SUCCESS && ok[0]) {
+            *ctx_out = (uint32_t)pick * 2;
+            return MPI_SUCCESS;
+        }
+        if (claimed) pair_set(pick, false);
+        if (rc != MPI_SUCCESS) return rc;
+    }
 }

@@ -6,6 +6,7 @@
 #include "p2p/p2p.h"
 #include "pmi/pmi.h"
 
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,6 +65,28 @@ static void init_comm(dmpi_comm *c, MPI_Comm h, dmpi_group *g, uint32_t ctx, con
     snprintf(c->name, sizeof c->name, "%s", name);
 }
 
+/* Pins each rank to its own processor when the node has one for every
+ * rank (as the peers do by default), so two busy ranks never share a core
+ * while another sits idle. DMPI_BIND=0 turns it off. */
+static void bind_to_core(int local_rank, int local_size)
+{
+    if (!dmpi_env_long("DMPI_BIND", 1) || local_size < 2) return;
+    cpu_set_t allowed;
+    if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) return;
+    if (CPU_COUNT(&allowed) < local_size) return;
+    int seen = 0;
+    for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+        if (!CPU_ISSET(cpu, &allowed)) continue;
+        if (seen++ == local_rank) {
+            cpu_set_t one;
+            CPU_ZERO(&one);
+            CPU_SET(cpu, &one);
+            sched_setaffinity(0, sizeof one, &one);
+            return;
+        }
+    }
+}
+
 static int init_world_objects(void)
 {
     int n = dmpi_rt.world_size;
@@ -107,6 +130,7 @@ int dmpi_runtime_init(int required, int *provided)
     int rc = init_world_objects();
     if (rc != MPI_SUCCESS) return rc;
     if (size > 1 && dmpi_shm_init(rank, size) != 0) return MPI_ERR_OTHER;
+    bind_to_core(rank, size); /* one node: local rank = world rank */
     rc = dmpi_p2p_init();
     if (rc != MPI_SUCCESS) return rc;
     dmpi_rt.initialized = true;

@@ -114,7 +114,7 @@ int dmpi_p2p_init(void)
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     /* Spinning only pays when every rank can have a core. */
     spin_limit = (unsigned)dmpi_env_long("DMPI_SPIN",
-                                         cpus >= dmpi_p2p.nprocs ? 20000 : 50);
+                                         cpus >= dmpi_p2p.nprocs ? 4000 : 50);
     yield_limit = (unsigned)dmpi_env_long("DMPI_YIELD", 1000);
     sleep_us = (unsigned)dmpi_env_long("DMPI_IDLE_SLEEP_US", 10);
     return MPI_SUCCESS;

@@ -1,0 +1,21 @@
+/* Context-id agreement between the two groups of an intercommunicator
+ * (core/context.c; the one-group form, dmpi_context_alloc, is declared in
+ * core/dmpi.h). */
+#ifndef DMPI_CONTEXT_H
+#define DMPI_CONTEXT_H
+
+#include "core/dmpi.h"
+
+/* Called at the leader only: swaps buf[0..n-1] with the other group's
+ * leader and ANDs the other side's words into buf. Returns an MPI error
+ * class. */
+typedef int (*dmpi_ctx_xchg_fn)(void *arg, uint64_t *buf, int n);
+
+/* Agrees on a context id that is free at every member of this group (the
+ * members of intracommunicator `local`) and of the other group, whose
+ * members make the same call with their own local communicator. `leader`
+ * is a rank in local; only it calls xchg. Collective over both groups. */
+int dmpi_context_alloc_pair(dmpi_comm *local, int leader, dmpi_ctx_xchg_fn xchg, void *arg,
+                            uint32_t *ctx_out);
+
+#endif
