@@ -6,7 +6,8 @@
 #    rank count; see tests/mpi/README.md for the list format.
 #  - unit tests: every executable <build>/tests/unit/test_*.
 #  - if present and executable: tests/abi/check_abi.sh,
-#    tests/abi/check_exports.sh <build>/libmpi_abi.so.1 and
+#    tests/abi/check_exports.sh <build>/libmpi_abi.so.1,
+#    tests/abi/cross_abi.sh <build> and
 #    tests/launcher/test_launcher.sh <build>/bin.
 # Exit status 77 from a unit test or script means SKIP.  Every run has a
 # timeout; on expiry its whole process group is killed.  Exits 1 if anything
@@ -74,7 +75,7 @@ cleanup() {
         kill -KILL -- "-$CURRENT_PGID" 2>/dev/null
     fi
 }
-trap 'cleanup; echo "run_tests.sh: interrupted" >&2; exit 130' INT TERM
+trap 'cleanup; [ "$KEEP" = 1 ] || rm -rf "$LOGDIR"; echo "run_tests.sh: interrupted" >&2; exit 130' INT TERM
 
 now() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
@@ -151,14 +152,14 @@ run_mpi_tests() {
             expect=pass) expect=pass ;;
             match=*) match=${f[$i]#match=} ;;
             args=*) args=${f[$i]#args=}; args=${args//,/ } ;;
-            *) echo "run_tests.sh: $LIST:$lineno: unknown field '${f[$i]}'" >&2; bad=1 ;;
+            *) bad="unknown field '${f[$i]}'" ;;
             esac
         done
         local label=$name
-        [ -n "$args" ] && label="$name[${args// /,}]"
+        [ -n "$args" ] && label="${name}[${args// /,}]"
         matches_filter "$label" || continue
-        if [ $bad = 1 ]; then
-            echo "FAIL $label (bad line $lineno in $(basename "$LIST"))"
+        if [ "$bad" != 0 ]; then
+            echo "FAIL $label ($LIST:$lineno: $bad)"
             FAILED=$((FAILED + 1)); FAILED_NAMES+=("$label")
             continue
         fi
@@ -223,13 +224,15 @@ run_plain() {
 run_others() {
     local t
     for t in "$BUILD"/tests/unit/test_*; do
-        [ -f "$t" ] && [ -x "$t" ] || continue
+        if [ ! -f "$t" ] || [ ! -x "$t" ]; then continue; fi
         run_plain "unit/$(basename "$t")" "$t"
     done
     local s=$ROOT/tests/abi/check_abi.sh
     [ -f "$s" ] && [ -x "$s" ] && run_plain "abi/check_abi.sh" "$s"
     s=$ROOT/tests/abi/check_exports.sh
     [ -f "$s" ] && [ -x "$s" ] && run_plain "abi/check_exports.sh" "$s" "$BUILD/libmpi_abi.so.1"
+    s=$ROOT/tests/abi/cross_abi.sh
+    [ -f "$s" ] && [ -x "$s" ] && run_plain "abi/cross_abi.sh" "$s" "$BUILD"
     s=$ROOT/tests/launcher/test_launcher.sh
     [ -f "$s" ] && [ -x "$s" ] && run_plain "launcher/test_launcher.sh" "$s" "$BUILD/bin"
     return 0

@@ -1,16 +1,26 @@
 /* MPI communicator entry points: size, rank, dup (and idup, with_info),
- * split, split_type, create, create_group, free, compare, names, and the
- * intercommunicator queries. The collective work is in core/comm_ops.c.
+ * split, split_type, create, create_group, free, compare, names, info
+ * hints, and the intercommunicator calls (create, merge, remote size and
+ * group). The collective work is in core/comm_ops.c and core/intercomm.c.
  *
  * Hooks for the attribute and topology code (weak: called when linked in):
  * a duplicate gets the parent's attributes copied (MPI_Comm_dup) and its
- * topology; MPI_Comm_free runs the attribute delete callbacks first. */
+ * topology; MPI_Comm_free runs the attribute delete callbacks first.
+ *
+ * Info hints: the four mpi_assert_* keys are recognised (values "true" or
+ * "false"); other keys are ignored, as the standard allows.
+ * MPI_Comm_get_info returns the four with their current values. A
+ * duplicate copies the hints (MPI_Comm_dup) or takes those of its info
+ * argument (the _with_info forms); it never copies the name. */
 #include "api/api.h"
 #include "core/comm_ops.h"
 #include "core/group.h"
+#include "core/info.h"
+#include "core/intercomm.h"
 
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 int dmpi_comm_attr_copy(dmpi_comm *from, dmpi_comm *to) __attribute__((weak));
 int dmpi_comm_attr_delete_all(dmpi_comm *c) __attribute__((weak));
@@ -57,14 +67,49 @@ int PMPI_Comm_rank(MPI_Comm comm, int *rank)
 }
 DMPI_ALIAS(Comm_rank)
 
+/* ------------------------------------------------------------ info hints */
+/* Value of a boolean hint: 1 true, 0 false, -1 not a boolean. */
+static int hint_bool(const char *v)
+{
+    while (*v == ' ') v++;
+    size_t n = strlen(v);
+    while (n > 0 && v[n - 1] == ' ') n--;
+    if (n == 4 && !strncasecmp(v, "true", 4)) return 1;
+    if (n == 5 && !strncasecmp(v, "false", 5)) return 0;
+    return -1;
+}
+
+/* Sets the hints of c named in info (others keep their values). */
+static void apply_hints(dmpi_comm *c, const dmpi_info *info)
+{
+    dmpi_comm_ext *e = dmpi_comm_ext_of(c);
+    if (!e || !info) return;
+    for (int i = 0; i < DMPI_NHINTS; i++) {
+        const char *v = dmpi_info_lookup(info, dmpi_comm_hint_key(i));
+        int b = v ? hint_bool(v) : -1;
+        if (b >= 0) e->hints[i] = b;
+    }
+}
+
+/* The info argument: MPI_INFO_NULL gives *out = NULL; false if invalid. */
+static bool get_info_arg(MPI_Info h, dmpi_info **out)
+{
+    *out = h == MPI_INFO_NULL ? NULL : dmpi_info_get(h);
+    return h == MPI_INFO_NULL || *out;
+}
+
 /* ------------------------------------------------------------------- dup */
-static int dup_common(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request, const char *fn)
+/* with_info: the hints come from info (which may be NULL: none) instead of
+ * the parent. */
+static int dup_common(MPI_Comm comm, bool with_info, MPI_Info info, MPI_Comm *newcomm,
+                      MPI_Request *request, const char *fn)
 {
     DMPI_CHECK_INIT(fn);
     dmpi_comm *c, *n;
     DMPI_GET_COMM(c, comm, fn);
-    CHECK_INTRA(c, fn);
     CHECK_ARG(c, newcomm, fn, "newcomm is NULL");
+    dmpi_info *inf = NULL;
+    DMPI_CHECK(c, !with_info || get_info_arg(info, &inf), MPI_ERR_INFO, fn, "invalid info object");
     dmpi_lock();
     int rc = dmpi_comm_dup(c, &n);
     if (rc == MPI_SUCCESS && dmpi_comm_topo_copy) rc = dmpi_comm_topo_copy(c, n);
@@ -72,6 +117,11 @@ static int dup_common(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request, co
     if (rc != MPI_SUCCESS && n) {
         dmpi_comm_release(n);
         n = NULL;
+    }
+    if (rc == MPI_SUCCESS) {
+        dmpi_comm_ext *from = dmpi_comm_ext_of(c), *to = dmpi_comm_ext_of(n);
+        if (with_info) apply_hints(n, inf);
+        else if (from && to) memcpy(to->hints, from->hints, sizeof to->hints);
     }
     dmpi_request *r = NULL;
     if (rc == MPI_SUCCESS && request) { /* MPI_Comm_idup: done already */
@@ -95,15 +145,13 @@ static int dup_common(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request, co
 
 int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 {
-    return dup_common(comm, newcomm, NULL, "MPI_Comm_dup");
+    return dup_common(comm, false, MPI_INFO_NULL, newcomm, NULL, "MPI_Comm_dup");
 }
 DMPI_ALIAS(Comm_dup)
 
-/* The info hints are not used yet (none is required to be honoured). */
 int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 {
-    (void)info;
-    return dup_common(comm, newcomm, NULL, "MPI_Comm_dup_with_info");
+    return dup_common(comm, true, info, newcomm, NULL, "MPI_Comm_dup_with_info");
 }
 DMPI_ALIAS(Comm_dup_with_info)
 
@@ -112,19 +160,57 @@ DMPI_ALIAS(Comm_dup_with_info)
 int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
 {
     if (!request) return dmpi_error_noobj(MPI_ERR_ARG, "MPI_Comm_idup", "request is NULL");
-    return dup_common(comm, newcomm, request, "MPI_Comm_idup");
+    return dup_common(comm, false, MPI_INFO_NULL, newcomm, request, "MPI_Comm_idup");
 }
 DMPI_ALIAS(Comm_idup)
 
 int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm,
                              MPI_Request *request)
 {
-    (void)info;
     if (!request)
         return dmpi_error_noobj(MPI_ERR_ARG, "MPI_Comm_idup_with_info", "request is NULL");
-    return dup_common(comm, newcomm, request, "MPI_Comm_idup_with_info");
+    return dup_common(comm, true, info, newcomm, request, "MPI_Comm_idup_with_info");
 }
 DMPI_ALIAS(Comm_idup_with_info)
+
+int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
+{
+    static const char *const FN = "MPI_Comm_set_info";
+    DMPI_CHECK_INIT(FN);
+    dmpi_comm *c;
+    DMPI_GET_COMM(c, comm, FN);
+    dmpi_info *inf;
+    DMPI_CHECK(c, get_info_arg(info, &inf), MPI_ERR_INFO, FN, "invalid info object");
+    dmpi_lock();
+    apply_hints(c, inf);
+    dmpi_unlock();
+    return MPI_SUCCESS;
+}
+DMPI_ALIAS(Comm_set_info)
+
+int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
+{
+    static const char *const FN = "MPI_Comm_get_info";
+    DMPI_CHECK_INIT(FN);
+    dmpi_comm *c;
+    DMPI_GET_COMM(c, comm, FN);
+    CHECK_ARG(c, info_used, FN, "info_used is NULL");
+    dmpi_info *out = dmpi_info_new();
+    if (!out) return dmpi_error(c, MPI_ERR_NO_MEM, FN, "out of memory");
+    dmpi_lock();
+    dmpi_comm_ext *e = dmpi_comm_ext_of(c);
+    int rc = MPI_SUCCESS;
+    for (int i = 0; i < DMPI_NHINTS && rc == MPI_SUCCESS; i++)
+        rc = dmpi_info_set_kv(out, dmpi_comm_hint_key(i), e && e->hints[i] ? "true" : "false");
+    dmpi_unlock();
+    if (rc != MPI_SUCCESS) {
+        dmpi_info_free(out);
+        return dmpi_error(c, rc, FN, "cannot fill the info object");
+    }
+    *info_used = dmpi_info_handle(out);
+    return MPI_SUCCESS;
+}
+DMPI_ALIAS(Comm_get_info)
 
 /* ----------------------------------------------------------------- split */
 int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
@@ -133,7 +219,6 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
     DMPI_CHECK_INIT(FN);
     dmpi_comm *c, *n;
     DMPI_GET_COMM(c, comm, FN);
-    CHECK_INTRA(c, FN);
     CHECK_ARG(c, newcomm, FN, "newcomm is NULL");
     CHECK_ARG(c, color >= 0 || color == MPI_UNDEFINED, FN,
               "color %d is negative (and not MPI_UNDEFINED)", color);
@@ -342,3 +427,69 @@ int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
     return MPI_SUCCESS;
 }
 DMPI_ALIAS(Comm_remote_group)
+
+/* ------------------------------------------------------ intercommunicators */
+int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,
+                          int remote_leader, int tag, MPI_Comm *newintercomm)
+{
+    static const char *const FN = "MPI_Intercomm_create";
+    DMPI_CHECK_INIT(FN);
+    dmpi_comm *c, *n, *peer = NULL;
+    DMPI_GET_COMM(c, local_comm, FN);
+    DMPI_CHECK(c, !c->remote_group, MPI_ERR_COMM, FN,
+               "local_comm must be an intracommunicator");
+    CHECK_ARG(c, newintercomm, FN, "newintercomm is NULL");
+    DMPI_CHECK(c, local_leader >= 0 && local_leader < c->size, MPI_ERR_RANK, FN,
+               "invalid local_leader %d (local_comm size %d)", local_leader, c->size);
+    /* Arguments that matter at the leader only: a problem there is passed
+     * to the whole local group, so nobody waits for the leader forever. */
+    int leader_status = MPI_SUCCESS;
+    char why[160] = "";
+    if (c->rank == local_leader) {
+        peer = dmpi_comm_get(peer_comm);
+        if (!peer) {
+            leader_status = MPI_ERR_COMM;
+            snprintf(why, sizeof why, "invalid peer_comm%s",
+                     peer_comm == MPI_COMM_NULL ? " (MPI_COMM_NULL)" : "");
+        } else if (remote_leader < 0 || remote_leader >= dmpi_comm_peer_size(peer)) {
+            leader_status = MPI_ERR_RANK;
+            snprintf(why, sizeof why, "invalid remote_leader %d (peer_comm size %d)",
+                     remote_leader, dmpi_comm_peer_size(peer));
+        } else if (tag < 0 || tag > DMPI_TAG_UB) {
+            leader_status = MPI_ERR_TAG;
+            snprintf(why, sizeof why, "invalid tag %d", tag);
+        }
+    }
+    dmpi_lock();
+    int rc = dmpi_intercomm_create(c, local_leader, peer, remote_leader, tag, leader_status, &n);
+    dmpi_unlock();
+    *newintercomm = handle_of(n);
+    if (rc == MPI_SUCCESS) return rc;
+    if (why[0]) return dmpi_error(c, rc, FN, "%s", why);
+    if (rc == MPI_ERR_ARG)
+        return dmpi_error(c, rc, FN, "the local and remote groups overlap");
+    if (rc == MPI_ERR_COMM || rc == MPI_ERR_RANK || rc == MPI_ERR_TAG)
+        return dmpi_error(c, rc, FN, "the local leader (rank %d) was given an invalid %s",
+                          local_leader, rc == MPI_ERR_COMM   ? "peer_comm"
+                                        : rc == MPI_ERR_RANK ? "remote_leader"
+                                                             : "tag");
+    return failed(c, rc, FN);
+}
+DMPI_ALIAS(Intercomm_create)
+
+int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
+{
+    static const char *const FN = "MPI_Intercomm_merge";
+    DMPI_CHECK_INIT(FN);
+    dmpi_comm *c, *n;
+    DMPI_GET_COMM(c, intercomm, FN);
+    DMPI_CHECK(c, c->remote_group, MPI_ERR_COMM, FN, "%s is not an intercommunicator",
+               c->name[0] ? c->name : "the communicator");
+    CHECK_ARG(c, newintracomm, FN, "newintracomm is NULL");
+    dmpi_lock();
+    int rc = dmpi_intercomm_merge(c, high != 0, &n);
+    dmpi_unlock();
+    *newintracomm = handle_of(n);
+    return rc == MPI_SUCCESS ? rc : failed(c, rc, FN);
+}
+DMPI_ALIAS(Intercomm_merge)

@@ -1,19 +1,21 @@
 /* Error reporting entry points: Error_string, Error_class, and the
  * communicator error handlers (create, set, get, call, free). */
 #include "api/api.h"
+#include "core/errclass.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* Both work for predefined classes, codes with a recorded message, and
+ * user-added classes and codes (core/errclass.h); both may be called
+ * before MPI_Init. */
 int PMPI_Error_string(int errorcode, char *string, int *resultlen)
 {
     if (!string || !resultlen)
         return dmpi_error_noobj(MPI_ERR_ARG, "MPI_Error_string", "NULL argument");
-    const char *t = dmpi_error_text(errorcode);
-    if (!t) return dmpi_error_noobj(MPI_ERR_ARG, "MPI_Error_string", "unknown error code %d", errorcode);
-    *resultlen = snprintf(string, MPI_MAX_ERROR_STRING, "%s", t);
-    if (*resultlen >= MPI_MAX_ERROR_STRING) *resultlen = MPI_MAX_ERROR_STRING - 1;
+    if (!dmpi_error_copy_text(errorcode, string, resultlen))
+        return dmpi_error_noobj(MPI_ERR_ARG, "MPI_Error_string", "unknown error code %d", errorcode);
     return MPI_SUCCESS;
 }
 DMPI_ALIAS(Error_string)
@@ -21,7 +23,7 @@ DMPI_ALIAS(Error_string)
 int PMPI_Error_class(int errorcode, int *errorclass)
 {
     if (!errorclass) return dmpi_error_noobj(MPI_ERR_ARG, "MPI_Error_class", "NULL argument");
-    if (!dmpi_error_text(errorcode))
+    if (!dmpi_error_known(errorcode))
         return dmpi_error_noobj(MPI_ERR_ARG, "MPI_Error_class", "unknown error code %d", errorcode);
     *errorclass = dmpi_error_class_of(errorcode);
     return MPI_SUCCESS;
@@ -89,14 +91,33 @@ int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
 }
 DMPI_ALIAS(Errhandler_free)
 
+/* A user handler gets errorcode exactly as given; MPI_ERRORS_RETURN does
+ * nothing; the fatal handlers end the job, naming the code. */
 int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
 {
     static const char *const FN = "MPI_Comm_call_errhandler";
     DMPI_CHECK_INIT(FN);
     dmpi_comm *c;
     DMPI_GET_COMM(c, comm, FN);
-    dmpi_error(c, dmpi_error_class_of(errorcode), FN, "user-raised error %d: %s", errorcode,
-               dmpi_error_text(errorcode) ? dmpi_error_text(errorcode) : "unknown code");
+    dmpi_lock();
+    dmpi_errhandler *h = c->errh;
+    dmpi_errhandler_retain(h); /* the handler may free it meanwhile */
+    dmpi_unlock();
+    int kind = h ? h->kind : DMPI_ERRH_FATAL;
+    if (kind == DMPI_ERRH_USER && h->comm_fn) {
+        MPI_Comm handle = c->handle;
+        int code = errorcode;
+        h->comm_fn(&handle, &code);
+    } else if (kind != DMPI_ERRH_RETURN) {
+        char text[MPI_MAX_ERROR_STRING];
+        int len = 0;
+        if (!dmpi_error_copy_text(errorcode, text, &len)) snprintf(text, sizeof text, "unknown code");
+        dmpi_error(c, dmpi_error_class_of(errorcode), FN, "user-raised error %d: %s", errorcode,
+                   text);
+    }
+    dmpi_lock();
+    dmpi_errhandler_release(h);
+    dmpi_unlock();
     return MPI_SUCCESS;
 }
 DMPI_ALIAS(Comm_call_errhandler)

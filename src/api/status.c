@@ -1,30 +1,11 @@
 /* Status queries and setters: Get_count, Get_elements (+_x, _c),
  * Status_set_elements, Status_set_cancelled, Test_cancelled and the
  * MPI-5 source/tag/error accessors. A status keeps the received byte
- * count in its hidden fields. */
+ * count in its hidden fields; basic elements are counted on the
+ * datatype's typed layout (core/dt_walk.c), so a message that ends inside
+ * an element of a derived type still counts the basic elements it holds. */
 #include "api/api.h"
-
-/* Basic elements in `bytes` of dt: whole elements times the elements per
- * element, plus the basic elements of a trailing partial one; -1 if the
- * bytes end inside a basic element. */
-static MPI_Count count_elements(const dmpi_datatype *dt, MPI_Count bytes)
-{
-    if (dt->size == 0) return 0;
-    MPI_Count whole = bytes / dt->size, rem = bytes % dt->size;
-    MPI_Count per = dt->layout ? dt->layout->nblocks : dt->basic_count;
-    MPI_Count n = whole * per;
-    if (rem == 0) return n;
-    if (!dt->layout) {
-        MPI_Count basic = dt->size / (dt->basic_count > 0 ? dt->basic_count : 1);
-        return basic > 0 && rem % basic == 0 ? n + rem / basic : -1;
-    }
-    for (int b = 0; b < dt->layout->nblocks && rem > 0; b++) {
-        if (rem < dt->layout->blocks[b].len) return -1;
-        rem -= dt->layout->blocks[b].len;
-        n++;
-    }
-    return n;
-}
+#include "core/dt_layout.h"
 
 static int get_count(const char *fn, const MPI_Status *status, MPI_Datatype type, MPI_Count *count,
                      bool elements)
@@ -34,7 +15,7 @@ static int get_count(const char *fn, const MPI_Status *status, MPI_Datatype type
     if (!dt) return dmpi_error_noobj(MPI_ERR_TYPE, fn, "invalid datatype");
     MPI_Count bytes = dmpi_status_bytes(status);
     if (elements) {
-        MPI_Count n = count_elements(dt, bytes);
+        MPI_Count n = dt_count_elements(dt, bytes);
         *count = n < 0 ? MPI_UNDEFINED : n;
     } else if (dt->size == 0) {
         *count = 0;
@@ -90,12 +71,7 @@ static int set_elements(const char *fn, MPI_Status *status, MPI_Datatype type, M
     if (count < 0) return dmpi_error_noobj(MPI_ERR_COUNT, fn, "negative count");
     dmpi_datatype *dt = dmpi_dt_get(type);
     if (!dt) return dmpi_error_noobj(MPI_ERR_TYPE, fn, "invalid datatype");
-    MPI_Count per = dt->layout ? dt->layout->nblocks : dt->basic_count;
-    if (per <= 0) per = 1;
-    MPI_Count whole = count / per, rem = count % per, bytes = whole * dt->size;
-    for (int b = 0; rem > 0 && dt->layout && b < dt->layout->nblocks; b++, rem--)
-        bytes += dt->layout->blocks[b].len;
-    if (!dt->layout) bytes += rem * (dt->size / per);
+    MPI_Count bytes = dt_bytes_of_elements(dt, count);
     dmpi_status_set_bytes(status, bytes);
     return MPI_SUCCESS;
 }

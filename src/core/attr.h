@@ -2,9 +2,8 @@
  * hanging on communicators, datatypes and windows. Implemented in
  * core/attr.c; the MPI_* entry points are in api/attr.c.
  *
- * An attribute list is a `void *` slot owned by the object (dmpi_comm.attrs
- * for communicators, a side table for datatypes, a field of the window object
- * for windows); NULL is the empty list. The functions below take the slot and
+ * An attribute list is a `void *` slot owned by the object (dmpi_comm.attrs,
+ * dmpi_datatype.attrs, a field of the window object); NULL is the empty list. The functions below take the slot and
  * the user's handle of the object (passed to the callbacks). They return MPI
  * error classes, or the code a user callback returned.
  *
@@ -13,11 +12,12 @@
  *   MPI_Comm_free     api/comm.c calls dmpi_comm_attr_delete_all (weak);
  *   MPI_Finalize      should call dmpi_attr_finalize() first thing;
  *   MPI_Type_dup      should call dmpi_type_attr_copy(old, new);
- *   MPI_Type_free     should call dmpi_type_attr_delete_all(dt) (before the
- *                     object goes: attributes are found by its address);
+ *   MPI_Type_free     should call dmpi_type_attr_delete_all(dt) (when the
+ *                     user frees the handle: its attributes go then);
  *   MPI_Win_free      should call dmpi_attr_delete_all(&win->attrs, ...);
- *   windows           define dmpi_win_attr_slot and dmpi_win_attr_predefined
- *                     (see below) to make MPI_Win_{set,get,delete}_attr work. */
+ *   windows           define dmpi_win_attr_slot, dmpi_win_attr_predefined
+ *                     and dmpi_win_error (see below) to make
+ *                     MPI_Win_{set,get,delete}_attr work. */
 #ifndef DMPI_ATTR_H
 #define DMPI_ATTR_H
 
@@ -26,9 +26,11 @@
 /* The kind of object a keyval is for. */
 typedef enum { DMPI_ATTR_COMM = 1, DMPI_ATTR_TYPE = 2, DMPI_ATTR_WIN = 3 } dmpi_attr_kind;
 
-/* Generic callback types: the handle is passed as a pointer (every handle
- * is a pointer in the standard ABI). The predefined callbacks are the
- * constants 0 (null copy / null delete) and 1 (dup). */
+/* Callbacks are stored as these generic types and called through their
+ * real type (MPI_Comm_copy_attr_function, ... by the keyval's kind); the
+ * handle travels as a pointer (every handle is one in the standard ABI).
+ * The predefined callbacks are the constants 0 (null copy / null delete)
+ * and 1 (dup). */
 typedef int dmpi_attr_copy_fn(void *handle, int keyval, void *extra_state, void *val_in,
                               void *val_out, int *flag);
 typedef int dmpi_attr_delete_fn(void *handle, int keyval, void *val, void *extra_state);
@@ -63,19 +65,20 @@ int dmpi_attr_copy_all(void *const *from, void *old_handle, void **to, void *new
 /* -------------------------------------------------- per-object wrappers */
 int dmpi_comm_attr_copy(dmpi_comm *from, dmpi_comm *to);
 int dmpi_comm_attr_delete_all(dmpi_comm *c);
-/* Value of a predefined communicator attribute (a pointer to an int). */
-bool dmpi_comm_attr_predefined(int keyval, void **value);
 
-/* Datatype attribute list slot (created when `create`), NULL if none. */
+/* Datatype attribute list slot. */
 void **dmpi_type_attr_slot(dmpi_datatype *dt, bool create);
 int dmpi_type_attr_copy(dmpi_datatype *from, dmpi_datatype *to);
 int dmpi_type_attr_delete_all(dmpi_datatype *dt);
 
-/* Windows (defined by the RMA layer; weak here): the attribute slot of the
- * window behind handle w, or NULL if w is not a valid window; and the value
- * of a predefined window attribute (MPI_WIN_BASE, ...), false if unset. */
-void **dmpi_win_attr_slot(MPI_Win w) __attribute__((weak));
-bool dmpi_win_attr_predefined(MPI_Win w, int keyval, void **value) __attribute__((weak));
+/* Windows: to be defined by the RMA layer (api/attr.c calls them when they
+ * are linked in): the attribute slot of the window behind handle w, or NULL
+ * if w is not a valid window; the value of a predefined window attribute
+ * (MPI_WIN_BASE, ...), false if unset; and the error raised on window w
+ * (its error handler), as dmpi_error does for communicators. */
+void **dmpi_win_attr_slot(MPI_Win w);
+bool dmpi_win_attr_predefined(MPI_Win w, int keyval, void **value);
+int dmpi_win_error(MPI_Win w, int cls, const char *func, const char *msg);
 
 /* Deletes the attributes of MPI_COMM_SELF then MPI_COMM_WORLD (as
  * MPI_Finalize must) and releases every keyval. */

@@ -1,10 +1,16 @@
 /* Communicator objects and their construction: new/retain/release, dup,
  * split (by color and by node), create, create_group, and comparison.
  * Constructors agree on a context id over the parent (core/context.c);
- * one id serves all the disjoint communicators a split produces. */
+ * one id serves all the disjoint communicators a split produces. Dup and
+ * split of an intercommunicator are in core/intercomm.c.
+ *
+ * A communicator made here is a comm_impl: the public struct followed by
+ * the extras of comm_ops.h (info hints, an intercommunicator's local
+ * intracommunicator). The predefined ones keep theirs in statics. */
 #include "core/comm_ops.h"
 #include "coll/coll.h"
 #include "core/group.h"
+#include "core/intercomm.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -23,10 +29,38 @@ void dmpi_errhandler_release(dmpi_errhandler *e)
     free(e);
 }
 
+typedef struct comm_impl {
+    dmpi_comm c; /* first: a dmpi_comm * made here is a comm_impl * */
+    dmpi_comm_ext ext;
+} comm_impl;
+
+static dmpi_comm_ext world_ext, self_ext;
+
+dmpi_comm_ext *dmpi_comm_ext_of(dmpi_comm *c)
+{
+    if (c == &dmpi_comm_world_obj) return &world_ext;
+    if (c == &dmpi_comm_self_obj) return &self_ext;
+    if (c->builtin) return NULL;
+    return &((comm_impl *)c)->ext;
+}
+
+static const char *const hint_keys[DMPI_NHINTS] = {
+    [DMPI_HINT_NO_ANY_TAG] = "mpi_assert_no_any_tag",
+    [DMPI_HINT_NO_ANY_SOURCE] = "mpi_assert_no_any_source",
+    [DMPI_HINT_EXACT_LENGTH] = "mpi_assert_exact_length",
+    [DMPI_HINT_ALLOW_OVERTAKING] = "mpi_assert_allow_overtaking",
+};
+
+const char *dmpi_comm_hint_key(int i)
+{
+    return i >= 0 && i < DMPI_NHINTS ? hint_keys[i] : NULL;
+}
+
 dmpi_comm *dmpi_comm_new(dmpi_group *g, uint32_t context_id)
 {
-    dmpi_comm *c = calloc(1, sizeof *c);
-    if (!c) return NULL;
+    comm_impl *ci = calloc(1, sizeof *ci);
+    if (!ci) return NULL;
+    dmpi_comm *c = &ci->c;
     c->magic = DMPI_MAGIC_COMM;
     c->refcount = 1;
     c->context_id = context_id;
@@ -47,17 +81,17 @@ void dmpi_comm_retain(dmpi_comm *c)
 void dmpi_comm_release(dmpi_comm *c)
 {
     if (c->builtin || --c->refcount > 0) return;
+    comm_impl *ci = (comm_impl *)c;
+    if (ci->ext.local) dmpi_comm_release(ci->ext.local);
     dmpi_context_free(c->context_id);
     dmpi_group_release(c->group);
     if (c->remote_group) dmpi_group_release(c->remote_group);
     dmpi_errhandler_release(c->errh);
     c->magic = DMPI_MAGIC_FREED;
-    free(c);
+    free(ci);
 }
 
-/* A communicator over g with context ctx and parent's error handler; on
- * failure the context id is given back. */
-static int make_comm(dmpi_comm *parent, dmpi_group *g, uint32_t ctx, dmpi_comm **out)
+int dmpi_comm_make(dmpi_comm *parent, dmpi_group *g, uint32_t ctx, dmpi_comm **out)
 {
     dmpi_comm *c = dmpi_comm_new(g, ctx);
     if (!c) {
@@ -70,13 +104,36 @@ static int make_comm(dmpi_comm *parent, dmpi_group *g, uint32_t ctx, dmpi_comm *
     return MPI_SUCCESS;
 }
 
+int dmpi_intercomm_new(dmpi_comm *like, dmpi_group *lg, dmpi_group *rg, uint32_t ctx,
+                       uint32_t lctx, dmpi_comm **out)
+{
+    dmpi_comm *c = NULL, *l = dmpi_comm_new(lg, lctx);
+    *out = NULL;
+    if (!l) {
+        dmpi_context_free(lctx);
+        dmpi_context_free(ctx);
+        return MPI_ERR_NO_MEM;
+    }
+    int rc = dmpi_comm_make(like, lg, ctx, &c);
+    if (rc != MPI_SUCCESS) {
+        dmpi_comm_release(l);
+        return rc;
+    }
+    c->remote_group = rg;
+    dmpi_group_retain(rg);
+    dmpi_comm_ext_of(c)->local = l;
+    *out = c;
+    return MPI_SUCCESS;
+}
+
 /* ----------------------------------------------------------- constructors */
 int dmpi_comm_dup(dmpi_comm *parent, dmpi_comm **out)
 {
     uint32_t ctx;
     *out = NULL;
+    if (parent->remote_group) return dmpi_intercomm_dup(parent, out);
     int rc = dmpi_context_alloc(parent, &ctx);
-    return rc != MPI_SUCCESS ? rc : make_comm(parent, parent->group, ctx, out);
+    return rc != MPI_SUCCESS ? rc : dmpi_comm_make(parent, parent->group, ctx, out);
 }
 
 typedef struct { int color, key, rank; } split_entry;
@@ -92,6 +149,7 @@ int dmpi_comm_split(dmpi_comm *parent, int color, int key, dmpi_comm **out)
 {
     int p = parent->size, mine[2] = {color, key}, n = 0;
     *out = NULL;
+    if (parent->remote_group) return dmpi_intercomm_split(parent, color, key, out);
     int *all = malloc((size_t)p * 2 * sizeof(int)), *world = malloc((size_t)p * sizeof(int));
     split_entry *e = malloc((size_t)p * sizeof *e);
     dmpi_datatype *i32 = dmpi_dt_builtin(MPI_INT);
@@ -111,7 +169,7 @@ int dmpi_comm_split(dmpi_comm *parent, int color, int key, dmpi_comm **out)
             dmpi_context_free(ctx);
             rc = MPI_ERR_NO_MEM;
         } else {
-            rc = make_comm(parent, g, ctx, out);
+            rc = dmpi_comm_make(parent, g, ctx, out);
             dmpi_group_release(g);
         }
     }
@@ -157,7 +215,7 @@ int dmpi_comm_create(dmpi_comm *parent, dmpi_group *g, dmpi_comm **out)
         dmpi_context_free(ctx);
         return MPI_SUCCESS;
     }
-    return make_comm(parent, g, ctx, out);
+    return dmpi_comm_make(parent, g, ctx, out);
 }
 
 int dmpi_comm_create_group(dmpi_comm *parent, dmpi_group *g, int tag, dmpi_comm **out)
@@ -177,7 +235,7 @@ int dmpi_comm_create_group(dmpi_comm *parent, dmpi_group *g, int tag, dmpi_comm 
     tmp.builtin = true; /* never released */
     uint32_t ctx;
     int rc = dmpi_context_alloc(&tmp, &ctx);
-    return rc != MPI_SUCCESS ? rc : make_comm(parent, g, ctx, out);
+    return rc != MPI_SUCCESS ? rc : dmpi_comm_make(parent, g, ctx, out);
 }
 
 /* -------------------------------------------------------------- compare */

@@ -17,10 +17,37 @@ int dmpi_comm_split_node(dmpi_comm *parent, bool undefined, int key, dmpi_comm *
 /* g must be a subset of parent's group (checked by the caller). */
 int dmpi_comm_create(dmpi_comm *parent, dmpi_group *g, dmpi_comm **out);
 int dmpi_comm_create_group(dmpi_comm *parent, dmpi_group *g, int tag, dmpi_comm **out);
+/* A communicator over g (retained) with context ctx and the error handler
+ * of parent; on failure the context id is given back. */
+int dmpi_comm_make(dmpi_comm *parent, dmpi_group *g, uint32_t ctx, dmpi_comm **out);
 /* MPI_IDENT, MPI_CONGRUENT, MPI_SIMILAR or MPI_UNEQUAL. */
 int dmpi_comm_compare(const dmpi_comm *a, const dmpi_comm *b);
 /* Is every member of g a member of parent's group? */
 bool dmpi_group_subset_of(const dmpi_group *g, const dmpi_group *parent);
+
+/* ------------------------------------------------ per-communicator extras
+ * Every communicator made by dmpi_comm_new (and the two predefined ones)
+ * carries these, behind the public struct. */
+enum {
+    DMPI_HINT_NO_ANY_TAG, DMPI_HINT_NO_ANY_SOURCE, DMPI_HINT_EXACT_LENGTH,
+    DMPI_HINT_ALLOW_OVERTAKING, DMPI_NHINTS
+};
+typedef struct dmpi_comm_ext {
+    dmpi_comm *local;           /* intercommunicators: the local intracommunicator
+                                   (own context; owned, released with the comm) */
+    bool hints[DMPI_NHINTS];    /* the mpi_assert_* info hints (default false) */
+} dmpi_comm_ext;
+
+/* The extras of c; NULL for a temporary copy (marked builtin) made inside
+ * the library. */
+dmpi_comm_ext *dmpi_comm_ext_of(dmpi_comm *c);
+/* Info key of hint i ("mpi_assert_no_any_tag", ...). */
+const char *dmpi_comm_hint_key(int i);
+/* An intercommunicator over local group lg and remote group rg with
+ * context ctx, whose local intracommunicator (context lctx) is made here;
+ * the error handler comes from `like`. On failure both ids are given back. */
+int dmpi_intercomm_new(dmpi_comm *like, dmpi_group *lg, dmpi_group *rg, uint32_t ctx,
+                       uint32_t lctx, dmpi_comm **out);
 
 
 #endif

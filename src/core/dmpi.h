@@ -101,8 +101,10 @@ int dmpi_context_alloc(dmpi_comm *comm, uint32_t *ctx_out);
 void dmpi_context_free(uint32_t ctx);
 
 /* -------------------------------------------------------------- datatypes */
-/* Layout of one element as byte blocks (built-in pair types today; the
- * derived-datatype engine extends this). */
+/* Layout of one element as byte blocks: kept for the built-in pair types
+ * (MPI_DOUBLE_INT ...); NULL for every other type. The derived-datatype
+ * engine (core/dt_layout.h) describes every type, built-in or derived,
+ * with its own compact layout in `lay`/`tlay`. */
 typedef struct dmpi_dt_block { MPI_Aint disp, len; } dmpi_dt_block;
 typedef struct dmpi_dt_layout {
     int nblocks;
@@ -126,9 +128,32 @@ typedef struct dmpi_datatype {
     dmpi_dt_layout *layout;   /* NULL for contiguous types */
     dmpi_dt_layout builtin_layout;
     dmpi_dt_block builtin_blocks[2];
+    /* derived-datatype engine (core/datatype*.c, core/dt_*.c); refcount
+     * counts every reference: user handles, parent types, requests */
+    int user_refs;            /* user handles to it; 0: the handle is invalid */
+    bool named;               /* predefined (built-ins, f90 types): never freed */
+    bool has_markers;         /* explicit lb/ub inside (resized, subarray, darray) */
+    int align;                /* largest alignment of its basic types */
+    int elem_tag;             /* the one elementary type of all its data, or 0 */
+    struct dmpi_dt_lay *lay;  /* packing layout of one element */
+    struct dmpi_dt_lay *tlay; /* the same split by basic type: counts, external32 */
+    struct dmpi_dt_args *args; /* how it was made (Type_get_envelope/contents) */
+    void *attrs;              /* attributes (object-model issue) */
 } dmpi_datatype;
 
 void dmpi_datatype_init(void);
+/* References held by requests (and other objects) on a datatype: a type
+ * the user frees stays alive until the last reference goes. No-ops for
+ * predefined types. */
+void dmpi_dt_retain(dmpi_datatype *dt);
+void dmpi_dt_release(dmpi_datatype *dt);
+/* Describes bytes [offset, ...) of the packed stream of count elements of
+ * dt at buf as at most max_iov memory pieces (adjacent pieces merged);
+ * returns the number of iovecs written and sets *bytes_covered to the
+ * stream bytes they cover (the whole rest of the stream if it fits). */
+struct iovec;
+int dmpi_dt_iov(const void *buf, MPI_Count count, const dmpi_datatype *dt, MPI_Count offset,
+                struct iovec *iov, int max_iov, MPI_Count *bytes_covered);
 
 /* Packs/unpacks `count` elements of dt; contiguous types are a memcpy.
  * offset/len address a byte range of the packed stream. */

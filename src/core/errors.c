@@ -1,11 +1,22 @@
-/* Errors: error codes that carry a message, the error-handler dispatch, and
- * job abort. An error code below 128 is a bare class; a larger code names a
- * slot in a small ring of recent messages (code = 128 * (slot + 1) + class),
- * so MPI_Error_string can say exactly what was wrong ("MPI_Send: invalid
- * rank 5 (communicator size 4)") and MPI_Error_class still recovers the
- * class. User-added classes/codes (object-model issue) use the range below
- * 128 not taken by the standard's classes. */
+/* Errors: error codes that carry a message, user-added error classes and
+ * codes, the error-handler dispatch, and job abort.
+ *
+ * Numbering:
+ *   0 .. 62                  the standard's error classes (MPI_ERR_ABI = 62);
+ *   128 .. 128*NSLOTS+127    a predefined class with a message: the code
+ *                            names a slot in a small ring of recent messages
+ *                            (code = 128 * (slot + 1) + class), so
+ *                            MPI_Error_string can say exactly what was wrong
+ *                            ("MPI_Send: invalid rank 5 (communicator size
+ *                            4)") and MPI_Error_class still recovers the
+ *                            class; all below MPI_ERR_LASTCODE (0x3fff);
+ *   > MPI_ERR_LASTCODE       classes and codes added by the user
+ *                            (MPI_Add_error_class/_code), as the standard
+ *                            requires: each new value is one more than the
+ *                            largest one in use, so every process that adds
+ *                            in the same order gets the same values. */
 #include "core/dmpi.h"
+#include "core/errclass.h"
 #include "pmi/pmi.h"
 
 #include <stdarg.h>
@@ -88,32 +99,205 @@ static const char *const class_text[] = {
 };
 #define NCLASSES ((int)(sizeof class_text / sizeof class_text[0]))
 
+/* ------------------------------------------------ user classes and codes
+ * A table sorted by value (values only grow, except that removing the
+ * largest lets it be handed out again), under its own lock so the calls
+ * work from any thread and before MPI_Init. */
+typedef struct user_err {
+    int value;
+    int cls;    /* == value for a class */
+    int ncodes; /* classes: codes still attached */
+    char *text; /* NULL: no string (MPI_Error_string gives "") */
+} user_err;
+
+static pthread_mutex_t user_lock = PTHREAD_MUTEX_INITIALIZER;
+static user_err *users;
+static int nusers, users_cap;
+
+static user_err *user_find(int value)
+{
+    int lo = 0, hi = nusers - 1;
+    while (lo <= hi) {
+        int mid = (lo + hi) / 2;
+        if (users[mid].value == value) return &users[mid];
+        if (users[mid].value < value) lo = mid + 1;
+        else hi = mid - 1;
+    }
+    return NULL;
+}
+
+static int user_add(int cls, int *value)
+{
+    if (nusers == users_cap) {
+        int cap = users_cap ? 2 * users_cap : 16;
+        user_err *u = realloc(users, (size_t)cap * sizeof *u);
+        if (!u) return MPI_ERR_NO_MEM;
+        users = u;
+        users_cap = cap;
+    }
+    int last = nusers ? users[nusers - 1].value : MPI_ERR_LASTCODE;
+    if (last == 0x7fffffff) return MPI_ERR_OTHER;
+    int v = last + 1;
+    users[nusers++] = (user_err){v, cls < 0 ? v : cls, 0, NULL};
+    *value = v;
+    return MPI_SUCCESS;
+}
+
+static void user_remove(user_err *u)
+{
+    free(u->text);
+    int i = (int)(u - users);
+    memmove(u, u + 1, (size_t)(nusers - i - 1) * sizeof *u);
+    nusers--;
+}
+
+/* Is cls a class a code may be added to (predefined other than
+ * MPI_SUCCESS, or user-added)? Called with user_lock held. */
+static bool valid_class(int cls)
+{
+    if (cls > 0 && cls < NCLASSES) return class_text[cls] != NULL;
+    const user_err *u = cls > MPI_ERR_LASTCODE ? user_find(cls) : NULL;
+    return u && u->cls == u->value;
+}
+
+int dmpi_error_add_class(int *errorclass)
+{
+    pthread_mutex_lock(&user_lock);
+    int rc = user_add(-1, errorclass);
+    pthread_mutex_unlock(&user_lock);
+    return rc;
+}
+
+int dmpi_error_add_code(int errorclass, int *errorcode)
+{
+    pthread_mutex_lock(&user_lock);
+    int rc = valid_class(errorclass) ? user_add(errorclass, errorcode) : MPI_ERR_ARG;
+    if (rc == MPI_SUCCESS && errorclass > MPI_ERR_LASTCODE) user_find(errorclass)->ncodes++;
+    pthread_mutex_unlock(&user_lock);
+    return rc;
+}
+
+int dmpi_error_add_string(int code, const char *text)
+{
+    pthread_mutex_lock(&user_lock);
+    user_err *u = code > MPI_ERR_LASTCODE ? user_find(code) : NULL;
+    char *t = u ? strdup(text) : NULL;
+    int rc = !u ? MPI_ERR_ARG : !t ? MPI_ERR_NO_MEM : MPI_SUCCESS;
+    if (rc == MPI_SUCCESS) {
+        free(u->text);
+        u->text = t;
+    }
+    pthread_mutex_unlock(&user_lock);
+    return rc;
+}
+
+int dmpi_error_remove(int value, int what, const char **why)
+{
+    pthread_mutex_lock(&user_lock);
+    user_err *u = value > MPI_ERR_LASTCODE ? user_find(value) : NULL;
+    bool is_class = u && u->cls == u->value;
+    int rc = MPI_SUCCESS;
+    *why = NULL;
+    if (!u) {
+        rc = MPI_ERR_ARG;
+        *why = value <= MPI_ERR_LASTCODE ? "is predefined, not added by the user"
+                                         : "was not added (or was removed already)";
+    } else if (what == DMPI_ERR_REMOVE_STRING) {
+        if (!u->text) {
+            rc = MPI_ERR_ARG;
+            *why = "has no string added by MPI_Add_error_string";
+        } else {
+            free(u->text);
+            u->text = NULL;
+        }
+    } else if (is_class != (what == DMPI_ERR_REMOVE_CLASS)) {
+        rc = MPI_ERR_ARG;
+        *why = is_class ? "is an error class, not an error code"
+                        : "is an error code, not an error class";
+    } else if (is_class && u->ncodes > 0) {
+        rc = MPI_ERR_ARG;
+        *why = "still has error codes (remove them first)";
+    } else {
+        if (!is_class && u->cls > MPI_ERR_LASTCODE) user_find(u->cls)->ncodes--;
+        user_remove(u); /* with its string, if one was left */
+    }
+    pthread_mutex_unlock(&user_lock);
+    return rc;
+}
+
+int dmpi_error_last_used_code(void)
+{
+    pthread_mutex_lock(&user_lock);
+    int v = MPI_ERR_LASTCODE;
+    for (int i = nusers - 1; i >= 0 && v == MPI_ERR_LASTCODE; i--)
+        if (users[i].cls == users[i].value) v = users[i].value;
+    pthread_mutex_unlock(&user_lock);
+    return v;
+}
+
+/* --------------------------------------------------------------- lookup */
 int dmpi_error_class_of(int code)
 {
     if (code < 0) return MPI_ERR_UNKNOWN;
     if (code < 128) return code;
     if (code <= 128 * NSLOTS + 127) return code & 127;
-    return MPI_ERR_UNKNOWN;
+    if (code <= MPI_ERR_LASTCODE) return MPI_ERR_UNKNOWN;
+    pthread_mutex_lock(&user_lock);
+    const user_err *u = user_find(code);
+    int cls = u ? u->cls : MPI_ERR_UNKNOWN;
+    pthread_mutex_unlock(&user_lock);
+    return cls;
+}
+
+/* Text of code; user entries are read with user_lock held. */
+static const char *text_locked(int code)
+{
+    if (code < 0) return NULL;
+    if (code >= 128 && code <= 128 * NSLOTS + 127) {
+        int slot = code / 128 - 1;
+        if (slots[slot].code == code) return slots[slot].msg;
+        code &= 127; /* an older message in that slot: the class's text */
+    } else if (code > MPI_ERR_LASTCODE) {
+        const user_err *u = user_find(code);
+        return !u ? NULL : u->text ? u->text : "";
+    }
+    return code < NCLASSES ? class_text[code] : NULL;
 }
 
 const char *dmpi_error_text(int code)
 {
-    if (code >= 128 && code <= 128 * NSLOTS + 127) {
-        int slot = code / 128 - 1;
-        if (slots[slot].code == code) return slots[slot].msg;
-    }
-    int cls = dmpi_error_class_of(code);
-    if (cls >= 0 && cls < NCLASSES && class_text[cls]) return class_text[cls];
-    return NULL;
+    pthread_mutex_lock(&user_lock);
+    const char *t = text_locked(code);
+    pthread_mutex_unlock(&user_lock);
+    return t;
+}
+
+bool dmpi_error_copy_text(int code, char *buf, int *len)
+{
+    pthread_mutex_lock(&user_lock); /* a user string may be replaced meanwhile */
+    const char *t = text_locked(code);
+    if (t) *len = snprintf(buf, MPI_MAX_ERROR_STRING, "%s", t);
+    pthread_mutex_unlock(&user_lock);
+    if (t && *len >= MPI_MAX_ERROR_STRING) *len = MPI_MAX_ERROR_STRING - 1;
+    return t != NULL;
+}
+
+bool dmpi_error_known(int code)
+{
+    if (code < 0) return false;
+    if (code < NCLASSES) return class_text[code] != NULL;
+    return dmpi_error_text(code) != NULL;
 }
 
 const char *dmpi_error_class_name(int cls)
 {
-    return cls >= 0 && cls < NCLASSES && class_text[cls] ? class_text[cls] : "unknown error class";
+    if (cls >= 0 && cls < NCLASSES && class_text[cls]) return class_text[cls];
+    return cls > MPI_ERR_LASTCODE ? "user-defined error class" : "unknown error class";
 }
 
 static int record(int cls, const char *msg)
 {
+    if (cls < 0 || cls >= 128) return cls; /* user classes carry no message */
     int slot = next_slot;
     next_slot = (next_slot + 1) % NSLOTS;
     int code = 128 * (slot + 1) + (cls & 127);
