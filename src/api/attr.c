@@ -61,8 +61,9 @@ static int free_keyval(dmpi_attr_kind kind, int *keyval, const char *fn)
 {
     DMPI_CHECK_INIT(fn);
     CHECK_ARG_NOOBJ(keyval, fn, "keyval is NULL");
+    char buf[160];
     dmpi_lock();
-    const char *why = dmpi_keyval_problem(kind, *keyval, true);
+    const char *why = dmpi_keyval_problem(kind, *keyval, true, buf, sizeof buf);
     if (!why) dmpi_keyval_free(kind, *keyval);
     dmpi_unlock();
     if (why) return dmpi_error_noobj(MPI_ERR_KEYVAL, fn, "%s", why);
@@ -81,8 +82,9 @@ static int attr_op(const err_ctx *e, dmpi_attr_kind kind, void **list, void *han
 {
     if (op == OP_GET && (!out || !flag))
         return attr_error(e, MPI_ERR_ARG, !out ? "attribute_val is NULL" : "flag is NULL");
+    char buf[160];
     dmpi_lock();
-    const char *why = dmpi_keyval_problem(kind, keyval, op != OP_GET);
+    const char *why = dmpi_keyval_problem(kind, keyval, op != OP_GET, buf, sizeof buf);
     int rc = MPI_SUCCESS;
     if (!why) {
         if (op == OP_SET) {

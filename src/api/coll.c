@@ -6,6 +6,7 @@
  * function taking MPI_Count. */
 #include "api/api.h"
 #include "coll/coll.h"
+#include "core/intercomm.h"
 #include "core/op.h"
 
 /* Intercommunicator collectives are not implemented yet. */
@@ -69,7 +70,7 @@ int PMPI_Barrier(MPI_Comm comm)
     DMPI_CHECK_INIT(FN);
     dmpi_comm *c;
     DMPI_GET_COMM(c, comm, FN);
-    CHECK_INTRA(c, FN);
+    if (c->remote_group) RUN(c, dmpi_intercomm_barrier(c), FN);
     RUN(c, dmpi_coll_barrier(c), FN);
 }
 DMPI_ALIAS(Barrier)

@@ -1,6 +1,7 @@
 /* MPI environment management: Init, Init_thread, Finalize and the queries
  * about the library, the thread level, time and the processor name. */
 #include "api/api.h"
+#include "core/attr.h"
 #include "pmi/pmi.h"
 
 #include <stdio.h>
@@ -42,6 +43,7 @@ int PMPI_Finalize(void)
     static const char *const FN = "MPI_Finalize";
     DMPI_CHECK_INIT(FN);
     dmpi_lock();
+    dmpi_attr_finalize(); /* MPI_COMM_SELF's delete callbacks run first */
     dmpi_runtime_finalize();
     dmpi_unlock();
     return MPI_SUCCESS;

@@ -97,38 +97,39 @@ static const char *kind_name(dmpi_attr_kind kind)
     return kind == DMPI_ATTR_COMM ? "communicator" : kind == DMPI_ATTR_TYPE ? "datatype" : "window";
 }
 
-const char *dmpi_keyval_problem(dmpi_attr_kind kind, int id, bool for_update)
+const char *dmpi_keyval_problem(dmpi_attr_kind kind, int id, bool for_update, char *buf,
+                                size_t len)
 {
-    static char msg[160];
     if (id == MPI_KEYVAL_INVALID) return "the keyval is MPI_KEYVAL_INVALID";
     if (dmpi_keyval_predefined(kind, id))
         return for_update ? "predefined attributes cannot be set or deleted" : NULL;
     for (int k = DMPI_ATTR_COMM; k <= DMPI_ATTR_WIN; k++)
         if (k != (int)kind && dmpi_keyval_predefined(k, id)) {
-            snprintf(msg, sizeof msg, "keyval %d is a predefined %s attribute, not a %s one",
-                     id, kind_name(k), kind_name(kind));
-            return msg;
+            snprintf(buf, len, "keyval %d is a predefined %s attribute, not a %s one", id,
+                     kind_name(k), kind_name(kind));
+            return buf;
         }
     keyval *kv = kv_lookup(id);
     if (!kv) {
-        snprintf(msg, sizeof msg, "keyval %d does not exist (never created, or freed)", id);
-        return msg;
+        snprintf(buf, len, "keyval %d does not exist (never created, or freed)", id);
+        return buf;
     }
     if (kv->user_freed) {
-        snprintf(msg, sizeof msg, "keyval %d has been freed", id);
-        return msg;
+        snprintf(buf, len, "keyval %d has been freed", id);
+        return buf;
     }
     if (kv->kind != kind) {
-        snprintf(msg, sizeof msg, "keyval %d was created for %s attributes, not %s ones", id,
+        snprintf(buf, len, "keyval %d was created for %s attributes, not %s ones", id,
                  kind_name(kv->kind), kind_name(kind));
-        return msg;
+        return buf;
     }
     return NULL;
 }
 
 int dmpi_keyval_free(dmpi_attr_kind kind, int id)
 {
-    if (dmpi_keyval_problem(kind, id, true)) return MPI_ERR_KEYVAL;
+    char buf[160];
+    if (dmpi_keyval_problem(kind, id, true, buf, sizeof buf)) return MPI_ERR_KEYVAL;
     keyval *kv = kv_lookup(id);
     kv->user_freed = true;
     kv_release(kv, id);
@@ -279,7 +280,9 @@ int dmpi_attr_copy_all(void *const *from, void *old_handle, void **to, void *new
     for (attr *a = *from; a; a = a->next) v[n++] = a;
     int rc = MPI_SUCCESS;
     for (int i = n - 1; i >= 0 && rc == MPI_SUCCESS; i--) { /* oldest first */
-        attr *a = v[i];
+        attr *a = v[i], *b = *from;
+        while (b && b != a) b = b->next;
+        if (!b) continue; /* a callback deleted it meanwhile */
         void *out = NULL;
         int flag = 0;
         if ((uintptr_t)a->kv->copy == 0) continue;

@@ -42,8 +42,10 @@ int dmpi_keyval_create(dmpi_attr_kind kind, dmpi_attr_copy_fn *copy, dmpi_attr_d
 int dmpi_keyval_free(dmpi_attr_kind kind, int keyval);
 /* Why keyval cannot be used on an object of this kind (NULL if it can):
  * for_update asks about set/delete (predefined keys are read-only). The
- * text is for an error message of class MPI_ERR_KEYVAL. */
-const char *dmpi_keyval_problem(dmpi_attr_kind kind, int keyval, bool for_update);
+ * text (a constant, or written into buf) is for an error message of class
+ * MPI_ERR_KEYVAL. */
+const char *dmpi_keyval_problem(dmpi_attr_kind kind, int keyval, bool for_update, char *buf,
+                                size_t len);
 /* Is keyval one of the standard's predefined keys for this kind? */
 bool dmpi_keyval_predefined(dmpi_attr_kind kind, int keyval);
 

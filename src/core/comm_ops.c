@@ -11,6 +11,7 @@
 #include "coll/coll.h"
 #include "core/group.h"
 #include "core/intercomm.h"
+#include "core/topo.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -81,6 +82,7 @@ void dmpi_comm_retain(dmpi_comm *c)
 void dmpi_comm_release(dmpi_comm *c)
 {
     if (c->builtin || --c->refcount > 0) return;
+    dmpi_topo_release(c);
     comm_impl *ci = (comm_impl *)c;
     if (ci->ext.local) dmpi_comm_release(ci->ext.local);
     dmpi_context_free(c->context_id);
