@@ -31,6 +31,7 @@ typedef struct dmpi_unexp {
     unsigned char *data;        /* eager: buffered payload */
     uint64_t cookie;            /* sender's request */
     uint64_t addr;              /* rendezvous: sender's data address */
+    uint32_t seq;               /* rendezvous: the message's sequence number */
     dmpi_request *self_sender;  /* self rendezvous: the send request */
 } dmpi_unexp;
 
@@ -53,6 +54,7 @@ typedef struct dmpi_ctl_pkt {
 typedef struct dmpi_tx_peer {
     uint32_t next_seq;
     dmpi_request *head, *tail;  /* sends not fully written, in order */
+    dmpi_request *rts;          /* RTS sent, waiting for DONE (linked by next/prev) */
     dmpi_ctl_pkt *ctl_head, *ctl_tail;
 } dmpi_tx_peer;
 
@@ -66,6 +68,8 @@ typedef struct dmpi_p2p_state {
     uint64_t frag_max;     /* payload bytes per ring packet */
     uint64_t offer_min;    /* receives this large offer their buffer */
     uint64_t self_eager_max;
+    uint64_t coop_min, coop_chunk; /* cooperative copy of large rendezvous messages */
+    int rts_waiting;       /* RTS requests awaiting DONE, all peers */
     int pending_sends;     /* requests awaiting ring space or replies */
     dmpi_request *orphans; /* user-freed or internal requests to reap */
 } dmpi_p2p_state;
@@ -94,8 +98,14 @@ void dmpi_recv_start(dmpi_request *r);
 uint64_t dmpi_recv_set_envelope(dmpi_request *r, const dmpi_env *env);
 void dmpi_recv_deliver(dmpi_request *r, uint64_t off, const void *data, uint64_t n);
 int dmpi_rx_poll_peer(int peer);
-void dmpi_rndv_pull(dmpi_request *r, int peer, uint64_t addr, uint64_t cookie,
+void dmpi_rndv_pull(dmpi_request *r, int peer, uint64_t addr, uint64_t cookie, uint32_t seq,
                     dmpi_request *self_sender);
+/* cooperative copy (coop.c) */
+bool dmpi_coop_pull(dmpi_request *r, int peer, uint64_t src, uint64_t cookie, uint32_t seq,
+                    uint64_t n);
+int dmpi_coop_help(void);
+bool dmpi_p2p_is_pending_rts(const dmpi_request *r, int peer, uint32_t seq);
+dmpi_request *dmpi_p2p_take_rts(int peer, uint64_t cookie);
 /* receiver-first offers (offer.c) */
 void dmpi_offer_maybe(dmpi_request *r);
 bool dmpi_offer_withdraw(int peer);          /* false if already taken */

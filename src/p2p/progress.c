@@ -56,6 +56,7 @@ int dmpi_progress(void)
         if (tx->head || tx->ctl_head) dmpi_tx_push(p);
         n += dmpi_rx_poll_peer(p);
     }
+    if (dmpi_p2p.rts_waiting) n += dmpi_coop_help();
     if (nhooked) n += poll_hooks();
     return n;
 }
@@ -109,6 +110,9 @@ int dmpi_p2p_init(void)
     dmpi_p2p.frag_max = (uint64_t)dmpi_env_long("DMPI_FRAG_MAX", (long)(ring_bytes / 4));
     if (dmpi_p2p.frag_max > ring_bytes / 2) dmpi_p2p.frag_max = ring_bytes / 2;
     if (dmpi_p2p.frag_max < 1024) dmpi_p2p.frag_max = 1024;
+    dmpi_p2p.coop_min = (uint64_t)dmpi_env_long("DMPI_COOP_MIN", 262144);
+    dmpi_p2p.coop_chunk = (uint64_t)dmpi_env_long("DMPI_COOP_CHUNK", 131072);
+    if (dmpi_p2p.coop_chunk < 4096) dmpi_p2p.coop_chunk = 4096;
     dmpi_p2p.self_eager_max = (uint64_t)dmpi_env_long("DMPI_SELF_EAGER_MAX", 65536);
     dmpi_p2p.offer_min = (uint64_t)dmpi_env_long("DMPI_OFFER_MIN", (long)dmpi_p2p.eager_max);
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);

@@ -97,11 +97,11 @@ static void pull_bytes(int peer, uint64_t addr, dmpi_request *r, uint64_t n)
     free(bounce);
 }
 
-void dmpi_rndv_pull(dmpi_request *r, int peer, uint64_t addr, uint64_t cookie,
+void dmpi_rndv_pull(dmpi_request *r, int peer, uint64_t addr, uint64_t cookie, uint32_t seq,
                     dmpi_request *self_sender)
 {
     uint64_t n = (uint64_t)dmpi_status_bytes(&r->status);
-    pull_bytes(peer, addr, r, n);
+    if (!dmpi_coop_pull(r, peer, addr, cookie, seq, n)) pull_bytes(peer, addr, r, n);
     if (self_sender) dmpi_send_reply(self_sender, DMPI_TXW_DONE);
     else dmpi_tx_ctl(peer, DMPI_PKT_DONE, cookie);
     dmpi_request_complete(r);
@@ -124,10 +124,10 @@ void dmpi_recv_from_unexp(dmpi_request *r, dmpi_unexp *u)
         free(u->data);
         break;
     case DMPI_UX_RTS:
-        dmpi_rndv_pull(r, u->peer, u->addr, u->cookie, NULL);
+        dmpi_rndv_pull(r, u->peer, u->addr, u->cookie, u->seq, NULL);
         break;
     case DMPI_UX_SELF:
-        dmpi_rndv_pull(r, u->peer, u->addr, 0, u->self_sender);
+        dmpi_rndv_pull(r, u->peer, u->addr, 0, 0, u->self_sender);
         break;
     }
     u->magic = 0;
@@ -224,11 +224,12 @@ static void on_rts(int peer, dmpi_pkt *p, const dmpi_env *env)
     dmpi_request *r = dmpi_match_posted(env);
     if (r) {
         dmpi_recv_set_envelope(r, env);
-        dmpi_rndv_pull(r, peer, info.addr, p->cookie, NULL);
+        dmpi_rndv_pull(r, peer, info.addr, p->cookie, p->seq, NULL);
         return;
     }
     dmpi_unexp *u = new_unexp(peer, env, DMPI_UX_RTS);
     u->addr = info.addr;
+    u->seq = p->seq;
     u->cookie = p->cookie;
     dmpi_unexp_add(u);
 }
@@ -265,8 +266,12 @@ static void rx_packet(int peer, dmpi_ring *ring, dmpi_pkt *p)
     case DMPI_PKT_FRAG:
         on_frag(peer, ring, p);
         break;
-    case DMPI_PKT_DONE:
-        dmpi_send_reply(cookie_request(peer, p->cookie), DMPI_TXW_DONE);
+    case DMPI_PKT_DONE: {
+        dmpi_request *r = dmpi_p2p_take_rts(peer, p->cookie);
+        if (!r) dmpi_protocol_error(peer, "DONE for no pending rendezvous");
+        dmpi_send_reply(r, DMPI_TXW_DONE);
+        break;
+    }
         break;
     case DMPI_PKT_ACK:
         dmpi_send_reply(cookie_request(peer, p->cookie), DMPI_TXW_ACK);

@@ -123,6 +123,13 @@ void dmpi_tx_push(int peer)
         if (!tx->head) tx->tail = NULL;
         r->next = NULL;
         dmpi_p2p.pending_sends--;
+        if (r->proto_int[2] == 1) { /* RTS out: wait for DONE on the pending list */
+            r->prev = NULL;
+            r->next = tx->rts;
+            if (tx->rts) tx->rts->prev = r;
+            tx->rts = r;
+            dmpi_p2p.rts_waiting++;
+        }
         finish_data(r);
     }
 }
@@ -225,4 +232,26 @@ void dmpi_send_start(dmpi_request *r)
     tx->tail = r;
     dmpi_p2p.pending_sends++;
     if (tx->head == r) dmpi_tx_push(w);
+}
+
+bool dmpi_p2p_is_pending_rts(const dmpi_request *r, int peer, uint32_t seq)
+{
+    for (const dmpi_request *q = dmpi_p2p.tx[peer].rts; q; q = q->next)
+        if (q == r) return (uint32_t)q->proto_u64[2] == seq;
+    return false;
+}
+
+dmpi_request *dmpi_p2p_take_rts(int peer, uint64_t cookie)
+{
+    dmpi_tx_peer *tx = &dmpi_p2p.tx[peer];
+    for (dmpi_request *q = tx->rts; q; q = q->next) {
+        if ((uint64_t)(uintptr_t)q != cookie) continue;
+        if (q->prev) q->prev->next = q->next;
+        else tx->rts = q->next;
+        if (q->next) q->next->prev = q->prev;
+        q->next = q->prev = NULL;
+        dmpi_p2p.rts_waiting--;
+        return q;
+    }
+    return NULL;
 }

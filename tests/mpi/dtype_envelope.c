@@ -167,6 +167,9 @@ static void roundtrip(const char *what, MPI_Datatype t, int comb, int ni, int na
         if (nc) MPI_Type_create_resized_c(gt[0], gc[0], gc[1], &r);
         else MPI_Type_create_resized(gt[0], ga[0], ga[1], &r);
         break;
+    default: /* f90 types: nothing to rebuild */
+        for (int i = 0; i < nd; i++) free_if_derived(&gt[i]);
+        return;
     }
     CHECK(r != MPI_DATATYPE_NULL, "%s: could not rebuild the type", what);
     if (r != MPI_DATATYPE_NULL) {
@@ -338,7 +341,7 @@ static void test_inner_handles(void)
     MPI_CHK(MPI_Type_size(got[1], &size)); /* the second handle still works */
     MPI_CHK(MPI_Type_commit(&got[1]));
     double src[6] = {1, 2, 3, 4, 5, 6}, dst[2] = {0, 0};
-    MPI_CHK(MPI_Sendrecv(src, 1, got[1], t_rank, 5, dst, 2, MPI_DOUBLE, t_rank, 5, MPI_COMM_SELF,
+    MPI_CHK(MPI_Sendrecv(src, 1, got[1], 0, 5, dst, 2, MPI_DOUBLE, 0, 5, MPI_COMM_SELF,
                          MPI_STATUS_IGNORE));
     CHECK(dst[0] == 1 && dst[1] == 4, "inner type moved %g %g, want 1 4", dst[0], dst[1]);
     MPI_CHK(MPI_Type_free(&got[1]));

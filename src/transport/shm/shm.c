@@ -60,7 +60,7 @@ static int map_segment(int rank, int size, size_t *bytes_out)
     if (cells < 64 || (cells & (cells - 1))) cells = 1024;
     size_t hdr = align_up(64 + (size_t)size * sizeof(rank_rec), 4096);
     size_t ring_bytes = sizeof(dmpi_ring_ctl) + (size_t)cells * DMPI_CELL;
-    size_t offers = align_up((size_t)size * size * sizeof(dmpi_offer), 4096);
+    size_t offers = align_up((size_t)size * size * sizeof(dmpi_pair_ctl), 4096);
     size_t total = hdr + offers + (size_t)size * size * ring_bytes;
     int fd;
     if (rank == 0) {
@@ -98,7 +98,7 @@ static void setup_rings(int rank, int size)
     seg_hdr *h = dmpi_shm.base;
     dmpi_shm.out = calloc((size_t)size, sizeof(dmpi_ring));
     dmpi_shm.in = calloc((size_t)size, sizeof(dmpi_ring));
-    dmpi_shm.offers = (dmpi_offer *)(void *)((char *)dmpi_shm.base + h->offers_off);
+    dmpi_shm.pairs = (dmpi_pair_ctl *)(void *)((char *)dmpi_shm.base + h->offers_off);
     for (int p = 0; p < size; p++) {
         for (int dir = 0; dir < 2; dir++) {
             int from = dir ? p : rank, to = dir ? rank : p;

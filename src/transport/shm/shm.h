@@ -27,6 +27,27 @@ typedef struct dmpi_offer {
     uint64_t cap;  /* its capacity in bytes */
 } dmpi_offer;
 
+/* Cooperative ("synergistic") copy of a large rendezvous message: the
+ * receiver that matched an RTS publishes its buffer here (one slot per
+ * ordered pair, written by the receiver `recv` for sender `from`); both
+ * processes then claim chunks with an atomic counter and copy them with
+ * process_vm_readv (receiver) or process_vm_writev (sender) at once. */
+enum { DMPI_COOP_IDLE = 0, DMPI_COOP_ACTIVE = 1 };
+typedef struct dmpi_coop {
+    _Alignas(64) _Atomic uint32_t state;
+    uint32_t seq;            /* the message's sequence number */
+    uint64_t cookie;         /* the sender's request (from the RTS) */
+    uint64_t dst, src;       /* receiver buffer, sender data */
+    uint64_t len, chunk;
+    _Alignas(64) _Atomic uint64_t next;  /* next chunk to claim */
+    _Atomic uint64_t done;               /* chunks copied */
+} dmpi_coop;
+
+typedef struct dmpi_pair_ctl {
+    dmpi_offer offer;
+    dmpi_coop coop;
+} dmpi_pair_ctl;
+
 typedef struct dmpi_shm_state {
     void *base;
     size_t bytes;
@@ -35,7 +56,7 @@ typedef struct dmpi_shm_state {
     pid_t *pids;
     dmpi_ring *out;     /* out[p]: my ring towards p */
     dmpi_ring *in;      /* in[p]: p's ring towards me */
-    dmpi_offer *offers; /* offers[from * size + to]: from's offer to sender `to` */
+    dmpi_pair_ctl *pairs; /* pairs[recv * size + sender]: written by recv */
 } dmpi_shm_state;
 
 extern dmpi_shm_state dmpi_shm;
@@ -49,7 +70,13 @@ bool dmpi_shm_all_finalized(void);
 /* The offer slot through which receiver `recv` offers buffers to `sender`. */
 static inline dmpi_offer *dmpi_shm_offer(int recv, int sender)
 {
-    return &dmpi_shm.offers[(size_t)recv * dmpi_shm.size + sender];
+    return &dmpi_shm.pairs[(size_t)recv * dmpi_shm.size + sender].offer;
+}
+
+/* The slot through which receiver `recv` shares a copy with `sender`. */
+static inline dmpi_coop *dmpi_shm_coop(int recv, int sender)
+{
+    return &dmpi_shm.pairs[(size_t)recv * dmpi_shm.size + sender].coop;
 }
 
 #endif

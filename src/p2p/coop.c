@@ -1,0 +1,103 @@
+/* Cooperative ("synergistic") single copy of large rendezvous messages.
+ * The receiver that matched an RTS publishes its buffer in the pair's coop
+ * slot and starts copying chunks (process_vm_readv from the sender); a
+ * sender that is waiting for that message's DONE sees the slot during
+ * progress and copies chunks too (process_vm_writev into the receiver), so
+ * two cores move one message. Chunks are claimed with a CAS on a counter
+ * whose high half is the slot's generation: a sender can never claim a
+ * chunk of a later message with a stale view of the slot. The receiver
+ * sends DONE once every claimed chunk is copied. */
+#include "p2p/p2p.h"
+
+#include <errno.h>
+#include <sys/uio.h>
+
+#define ST(w) ((w)&1u)
+#define GEN(w) ((w) >> 1)
+
+static void copy_chunk(bool is_receiver, int peer, uint64_t local, uint64_t remote, uint64_t n)
+{
+    for (uint64_t done = 0; done < n;) {
+        struct iovec l = {(void *)(uintptr_t)(local + done), n - done};
+        struct iovec r = {(void *)(uintptr_t)(remote + done), n - done};
+        ssize_t got = is_receiver ? process_vm_readv(dmpi_shm.pids[peer], &l, 1, &r, 1, 0)
+                                  : process_vm_writev(dmpi_shm.pids[peer], &l, 1, &r, 1, 0);
+        if (got <= 0) {
+            if (got < 0 && errno == EINTR) continue;
+            dmpi_protocol_error(peer, "cooperative single copy failed");
+        }
+        done += (uint64_t)got;
+    }
+}
+
+/* Claims the next chunk of generation gen; -1 when none is left. */
+static int64_t claim(dmpi_coop *c, uint32_t gen, uint64_t nchunks)
+{
+    uint64_t v = atomic_load_explicit(&c->next, memory_order_acquire);
+    for (;;) {
+        if ((uint32_t)(v >> 32) != gen || (v & 0xffffffffu) >= nchunks) return -1;
+        if (atomic_compare_exchange_weak(&c->next, &v, v + 1)) return (int64_t)(v & 0xffffffffu);
+    }
+}
+
+/* Copies chunks until none is left; returns how many this side copied. */
+static uint64_t work(dmpi_coop *c, uint32_t gen, bool is_receiver, int peer, uint64_t local_base,
+                     uint64_t remote_base)
+{
+    uint64_t len = c->len, chunk = c->chunk, nchunks = (len + chunk - 1) / chunk, mine = 0;
+    int64_t i;
+    while ((i = claim(c, gen, nchunks)) >= 0) {
+        uint64_t off = (uint64_t)i * chunk, n = len - off < chunk ? len - off : chunk;
+        copy_chunk(is_receiver, peer, local_base + off, remote_base + off, n);
+        atomic_fetch_add_explicit(&c->done, 1, memory_order_release);
+        mine++;
+    }
+    return mine;
+}
+
+bool dmpi_coop_pull(dmpi_request *r, int peer, uint64_t src, uint64_t cookie, uint32_t seq,
+                    uint64_t n)
+{
+    if (!dmpi_p2p.coop_min || n < dmpi_p2p.coop_min || !r->dt->contiguous || peer == dmpi_p2p.me)
+        return false;
+    dmpi_coop *c = dmpi_shm_coop(dmpi_p2p.me, peer);
+    uint32_t st = atomic_load_explicit(&c->state, memory_order_relaxed);
+    uint32_t gen = GEN(st) + 1;
+    uint64_t dst = (uint64_t)(uintptr_t)((char *)r->buf + r->dt->true_lb);
+    c->seq = seq;
+    c->cookie = cookie;
+    c->dst = dst;
+    c->src = src;
+    c->len = n;
+    c->chunk = dmpi_p2p.coop_chunk;
+    atomic_store_explicit(&c->done, 0, memory_order_relaxed);
+    atomic_store_explicit(&c->next, (uint64_t)gen << 32, memory_order_relaxed);
+    atomic_store_explicit(&c->state, (gen << 1) | DMPI_COOP_ACTIVE, memory_order_release);
+    work(c, gen, true, peer, dst, src);
+    uint64_t nchunks = (n + c->chunk - 1) / c->chunk;
+    while (atomic_load_explicit(&c->done, memory_order_acquire) < nchunks) {
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#endif
+    }
+    atomic_store_explicit(&c->state, gen << 1, memory_order_release);
+    r->proto_u64[2] += n;
+    return true;
+}
+
+/* Sender: helps with any copy a receiver is doing for one of our RTS. */
+int dmpi_coop_help(void)
+{
+    int helped = 0;
+    for (int w = 0; w < dmpi_p2p.nprocs; w++) {
+        if (w == dmpi_p2p.me) continue;
+        dmpi_coop *c = dmpi_shm_coop(w, dmpi_p2p.me);
+        uint32_t st = atomic_load_explicit(&c->state, memory_order_acquire);
+        if (ST(st) != DMPI_COOP_ACTIVE) continue;
+        dmpi_request *r = (dmpi_request *)(uintptr_t)c->cookie;
+        /* Only our own requests still waiting for this message's DONE. */
+        if (!dmpi_p2p_is_pending_rts(r, w, c->seq)) continue;
+        helped += (int)work(c, GEN(st), false, w, r->proto_u64[3], c->dst);
+    }
+    return helped;
+}
