@@ -20,22 +20,6 @@
 #define ST(word) ((word)&3u)
 #define GEN_NEXT(word) (((word) & ~3u) + 4u)
 
-static bool tags_overlap(int a, int b)
-{
-    return a == MPI_ANY_TAG || b == MPI_ANY_TAG || a == b;
-}
-
-/* Could an earlier posted receive take the message r waits for? */
-static bool earlier_receive_competes(const dmpi_request *r)
-{
-    uint32_t ctx = r->comm->context_id + (uint32_t)r->ctx_kind;
-    for (const dmpi_request *q = dmpi_p2p.posted_head; q && q != r; q = q->next) {
-        if (q->comm->context_id + (uint32_t)q->ctx_kind != ctx) continue;
-        if ((q->peer == MPI_ANY_SOURCE || q->peer == r->peer) && tags_overlap(q->tag, r->tag))
-            return true;
-    }
-    return false;
-}
 
 void dmpi_offer_maybe(dmpi_request *r)
 {
@@ -47,7 +31,7 @@ void dmpi_offer_maybe(dmpi_request *r)
     if (w == dmpi_p2p.me) return;
     dmpi_rx_peer *rx = &dmpi_p2p.rx[w];
     if (rx->offer_req || rx->inprog_req || rx->inprog_ux) return;
-    if (earlier_receive_competes(r)) return;
+    if (dmpi_posted_earlier_competitor(r)) return;
     dmpi_offer *o = dmpi_shm_offer(dmpi_p2p.me, w);
     uint32_t st = atomic_load_explicit(&o->state, memory_order_relaxed);
     if (ST(st) != DMPI_OFFER_IDLE) return;

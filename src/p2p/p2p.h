@@ -21,7 +21,8 @@ typedef struct dmpi_env {
 enum { DMPI_UX_EAGER = 1, DMPI_UX_RTS, DMPI_UX_SELF };
 typedef struct dmpi_unexp {
     uint32_t magic;             /* DMPI_MAGIC_MSG while owned by an MPI_Message */
-    struct dmpi_unexp *next, *prev;
+    struct dmpi_unexp *next, *prev;   /* all unexpected messages, arrival order */
+    struct dmpi_unexp *bnext, *bprev; /* same (context, source) bucket */
     dmpi_env env;
     int kind;
     int peer;                   /* world rank of the sender */
@@ -62,8 +63,6 @@ typedef struct dmpi_p2p_state {
     int me, nprocs;
     dmpi_rx_peer *rx;
     dmpi_tx_peer *tx;
-    dmpi_request *posted_head, *posted_tail;
-    dmpi_unexp *ux_head, *ux_tail;
     uint64_t eager_max;    /* larger messages use rendezvous (when CMA works) */
     uint64_t frag_max;     /* payload bytes per ring packet */
     uint64_t offer_min;    /* receives this large offer their buffer */
@@ -89,6 +88,8 @@ void dmpi_posted_add(dmpi_request *r);
 bool dmpi_posted_remove(dmpi_request *r);
 void dmpi_unexp_add(dmpi_unexp *u);
 void dmpi_unexp_remove(dmpi_unexp *u);
+dmpi_unexp *dmpi_unexp_first(void);
+bool dmpi_posted_earlier_competitor(const dmpi_request *r);
 /* Receives an unexpected message into r (removes nothing; frees u when done). */
 void dmpi_recv_from_unexp(dmpi_request *r, dmpi_unexp *u);
 

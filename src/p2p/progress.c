@@ -140,8 +140,8 @@ void dmpi_p2p_finalize(void)
     while (!dmpi_shm_all_finalized()) {
         if (!dmpi_progress()) dmpi_progress_idle(&idle);
     }
-    while (dmpi_p2p.ux_head) {
-        dmpi_unexp *u = dmpi_p2p.ux_head;
+    dmpi_unexp *u;
+    while ((u = dmpi_unexp_first()) != NULL) {
         dmpi_unexp_remove(u);
         free(u->data);
         free(u);

@@ -19,6 +19,7 @@ static int failures;
     } while (0)
 
 static dmpi_comm comm_a, comm_b;
+/* posted receives need a communicator with a context id */
 
 static dmpi_request *post(dmpi_comm *c, int src, int tag)
 {
@@ -57,6 +58,17 @@ int main(void)
     CHECK(dmpi_match_posted(&e) == w, "earlier wildcard receive must match first");
     CHECK(dmpi_match_posted(&e) == s, "then the specific receive");
     CHECK(dmpi_match_posted(&e) == NULL, "queue empty now");
+
+    /* A specific receive posted before a wildcard wins for its source; the
+     * wildcard takes other sources. */
+    s = post(&comm_a, 1, 9);
+    w = post(&comm_a, MPI_ANY_SOURCE, 9);
+    e = env(&comm_a, 2, 9);
+    CHECK(dmpi_match_posted(&e) == w, "wildcard takes a message from another source");
+    w = post(&comm_a, MPI_ANY_SOURCE, 9);
+    e = env(&comm_a, 1, 9);
+    CHECK(dmpi_match_posted(&e) == s, "earlier specific receive wins over a later wildcard");
+    CHECK(dmpi_match_posted(&e) == w, "then the wildcard");
 
     /* Context, source and tag must agree. */
     dmpi_request *r1 = post(&comm_a, 2, 7);
