@@ -9,25 +9,13 @@
  * sends DONE once every claimed chunk is copied. */
 #include "p2p/p2p.h"
 
-#include <errno.h>
-#include <sys/uio.h>
 
 #define ST(w) ((w)&1u)
 #define GEN(w) ((w) >> 1)
 
 static void copy_chunk(bool is_receiver, int peer, uint64_t local, uint64_t remote, uint64_t n)
 {
-    for (uint64_t done = 0; done < n;) {
-        struct iovec l = {(void *)(uintptr_t)(local + done), n - done};
-        struct iovec r = {(void *)(uintptr_t)(remote + done), n - done};
-        ssize_t got = is_receiver ? process_vm_readv(dmpi_shm.pids[peer], &l, 1, &r, 1, 0)
-                                  : process_vm_writev(dmpi_shm.pids[peer], &l, 1, &r, 1, 0);
-        if (got <= 0) {
-            if (got < 0 && errno == EINTR) continue;
-            dmpi_protocol_error(peer, "cooperative single copy failed");
-        }
-        done += (uint64_t)got;
-    }
+    dmpi_copy_with_peer(is_receiver, peer, (void *)(uintptr_t)local, remote, n);
 }
 
 /* Claims the next chunk of generation gen; -1 when none is left. */

@@ -13,9 +13,6 @@
  * withdrawn and made again with other fields meanwhile. */
 #include "p2p/p2p.h"
 
-#include <errno.h>
-#include <sys/uio.h>
-#include <unistd.h>
 
 #define ST(word) ((word)&3u)
 #define GEN_NEXT(word) (((word) & ~3u) + 4u)
@@ -96,16 +93,6 @@ bool dmpi_offer_take(dmpi_request *r, int w)
     uint64_t addr = o->addr;
     if (!atomic_compare_exchange_strong(&o->state, &st, (st & ~3u) | DMPI_OFFER_TAKEN))
         return false;
-    const char *src = (const char *)(uintptr_t)r->proto_u64[3];
-    for (uint64_t done = 0; done < bytes;) {
-        struct iovec l = {(void *)(src + done), bytes - done};
-        struct iovec rm = {(void *)(uintptr_t)(addr + done), bytes - done};
-        ssize_t n = process_vm_writev(dmpi_shm.pids[w], &l, 1, &rm, 1, 0);
-        if (n <= 0) {
-            if (n < 0 && errno == EINTR) continue;
-            dmpi_protocol_error(w, "single-copy write (process_vm_writev) failed");
-        }
-        done += (uint64_t)n;
-    }
+    dmpi_copy_with_peer(false, w, (void *)(uintptr_t)r->proto_u64[3], addr, bytes);
     return true;
 }

@@ -4,7 +4,8 @@
  * loops call dmpi_progress_idle when nothing happened: it spins briefly
  * (cheapest when the partner runs on another core), then yields the
  * processor on every idle poll (so ranks that outnumber cores still make
- * progress), and now and then checks that the launcher is still alive. */
+ * progress), and every 0.1 s checks that the launcher is still alive (a
+ * rank whose mpiexec is gone exits instead of waiting forever). */
 #include "p2p/p2p.h"
 #include "pmi/pmi.h"
 
@@ -85,8 +86,15 @@ void dmpi_progress_idle(unsigned *idle)
     if (threaded) dmpi_unlock();
     if (i - spin_limit < yield_limit) sched_yield();
     else usleep(sleep_us);
-    if ((i & 1023) == 0) check_launcher();
     if (threaded) dmpi_lock();
+    /* By the clock, not by iterations: with more ranks than cores a
+     * thousand yields can take seconds. */
+    static double next_check;
+    double now = dmpi_now();
+    if (now >= next_check) {
+        next_check = now + 0.1;
+        check_launcher();
+    }
 }
 
 void dmpi_progress_wait_flag(_Atomic int *flag)

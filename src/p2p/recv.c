@@ -6,10 +6,8 @@
  * answers DONE. */
 #include "p2p/p2p.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/uio.h>
 
 uint64_t dmpi_recv_capacity(const dmpi_request *r)
 {
@@ -63,36 +61,18 @@ static void pull_bytes(int peer, uint64_t addr, dmpi_request *r, uint64_t n)
         dmpi_recv_deliver(r, 0, (const void *)(uintptr_t)addr, n);
         return;
     }
-    pid_t pid = dmpi_shm.pids[peer];
     if (r->dt->contiguous) {
-        char *dst = (char *)r->buf + r->dt->true_lb;
-        uint64_t done = 0;
-        while (done < n) {
-            struct iovec l = {dst + done, n - done};
-            struct iovec rm = {(void *)(uintptr_t)(addr + done), n - done};
-            ssize_t got = process_vm_readv(pid, &l, 1, &rm, 1, 0);
-            if (got <= 0) {
-                if (got < 0 && errno == EINTR) continue;
-                dmpi_protocol_error(peer, "single-copy read (process_vm_readv) failed");
-            }
-            done += (uint64_t)got;
-        }
+        dmpi_copy_with_peer(true, peer, (char *)r->buf + r->dt->true_lb, addr, n);
         r->proto_u64[2] += n;
         return;
     }
     enum { CHUNK = 256 * 1024 };
     char *bounce = malloc(CHUNK);
     if (!bounce) dmpi_protocol_error(peer, "out of memory for the receive bounce buffer");
-    for (uint64_t off = 0; off < n;) {
+    for (uint64_t off = 0; off < n; off += CHUNK) {
         uint64_t c = n - off < CHUNK ? n - off : CHUNK;
-        struct iovec l = {bounce, c}, rm = {(void *)(uintptr_t)(addr + off), c};
-        ssize_t got = process_vm_readv(pid, &l, 1, &rm, 1, 0);
-        if (got <= 0) {
-            if (got < 0 && errno == EINTR) continue;
-            dmpi_protocol_error(peer, "single-copy read (process_vm_readv) failed");
-        }
-        dmpi_recv_deliver(r, off, bounce, (uint64_t)got);
-        off += (uint64_t)got;
+        dmpi_copy_with_peer(true, peer, bounce, addr + off, c);
+        dmpi_recv_deliver(r, off, bounce, c);
     }
     free(bounce);
 }

@@ -119,6 +119,7 @@ one() {
     "$MPIEXEC" -n "$np" "$PROG" "$mode" "$victim" "$RUN" "$delay" $extra \
         >"$RUN/out" 2>"$RUN/err" </dev/null &
     BGPID=$!
+    exec 3>&2 2>/dev/null # until it is reaped: hide bash's "Killed" notice
     local i ready=0
     for ((i = 0; i < START_LIMIT_S * 100; i++)); do
         if [ -e "$RUN/ready" ]; then ready=1; break; fi
@@ -148,7 +149,6 @@ one() {
         why="$why mpiexec still running 10 s after the fault;"
         kill -KILL "$BGPID" 2>/dev/null
     fi
-    exec 3>&2 2>/dev/null # hide bash's "Killed" notice
     wait "$BGPID"
     st=$?
     exec 2>&3 3>&-

@@ -109,7 +109,8 @@ static void test_partial(void)
     MPI_Type_commit(&s);
     partial("MPI_DOUBLE_INT, value only", s, 1, MPI_DOUBLE_INT, 2, 3, MPI_UNDEFINED);
     MPI_Type_free(&s);
-    partial("MPI_2INT, one int", MPI_INT, 1, MPI_2INT, 2, 1, MPI_UNDEFINED);
+    if (!T_MPICH_QUIRK("MPICH 5.0.2 asserts receiving half an MPI_2INT"))
+        partial("MPI_2INT, one int", MPI_INT, 1, MPI_2INT, 2, 1, MPI_UNDEFINED);
     MPI_Datatype pv;
     MPI_Type_contiguous(3, MPI_SHORT_INT, &pv);
     MPI_Type_commit(&pv);
@@ -157,6 +158,7 @@ static void test_set_elements(void)
     MPI_Type_free(&r);
     MPI_Datatype v;
     MPI_Type_vector(4, 2, 3, MPI_DOUBLE, &v);
+    MPI_Type_commit(&v);
     set_get("vector of double, 13", v, 13, 13 * 8, MPI_UNDEFINED);
     set_get("vector of double, 24", v, 24, 24 * 8, 3);
     MPI_Type_free(&v);

@@ -7,6 +7,7 @@
  * neighbour's memory with process_vm_readv (CMA); if any rank cannot,
  * large messages fall back to the pipelined copy through the rings. */
 #include "transport/shm/shm.h"
+#include "transport/shm/heap.h"
 
 #include "core/dmpi.h"
 #include "pmi/pmi.h"
@@ -27,6 +28,7 @@ typedef struct rank_rec {
     _Alignas(64) _Atomic int32_t pid;
     _Atomic int32_t cma_ok;
     uint64_t probe_addr;
+    _Atomic int32_t heap_ok;
 } rank_rec;
 
 typedef struct seg_hdr {
@@ -34,6 +36,7 @@ typedef struct seg_hdr {
     uint32_t nranks;
     uint32_t ring_cells;
     uint64_t rings_off, ring_bytes, offers_off;
+    uint64_t heap_addr, heap_size;
     _Alignas(64) _Atomic uint32_t finalized; /* ranks that reached finalize */
 } seg_hdr;
 
@@ -86,6 +89,8 @@ static int map_segment(int rank, int size, size_t *bytes_out)
         h->offers_off = hdr;
         h->rings_off = hdr + offers;
         h->ring_bytes = ring_bytes;
+        h->heap_size = (uint64_t)dmpi_env_long("DMPI_SHM_HEAP_MB", 1024) << 20;
+        h->heap_addr = size > 1 ? dmpi_heap_create(h->heap_size) : 0;
         atomic_thread_fence(memory_order_release);
         h->magic = SEG_MAGIC;
     }
@@ -132,12 +137,15 @@ int dmpi_shm_init(int rank, int size)
     if (rank != 0 && (rc = map_segment(rank, size, &bytes)) != 0) goto fail;
     if (((seg_hdr *)dmpi_shm.base)->magic != SEG_MAGIC) return -EPROTO;
     rec(rank)->probe_addr = (uint64_t)(uintptr_t)&probe_word;
+    seg_hdr *sh = dmpi_shm.base;
+    atomic_store(&rec(rank)->heap_ok, dmpi_heap_attach(sh->heap_addr, sh->heap_size));
     atomic_store(&rec(rank)->pid, (int32_t)getpid());
     if (dmpi_pmi_barrier() != 0) return -EPIPE;
     if (rank == 0) {
         char name[128];
         seg_name(name, sizeof name);
         shm_unlink(name);
+        if (sh->heap_addr) dmpi_heap_unlink();
     }
     int cma = size == 1 || probe_cma((rank + 1) % size);
     if (dmpi_env_long("DMPI_NO_CMA", 0)) cma = 0;
@@ -149,6 +157,10 @@ int dmpi_shm_init(int rank, int size)
         dmpi_shm.pids[p] = atomic_load(&rec(p)->pid);
         if (!atomic_load(&rec(p)->cma_ok)) dmpi_shm.cma_ok = false;
     }
+    bool heap_everywhere = true;
+    for (int p = 0; p < size; p++)
+        if (!atomic_load(&rec(p)->heap_ok)) heap_everywhere = false;
+    dmpi_heap_enable(heap_everywhere, rank, size);
     setup_rings(rank, size);
     return 0;
 fail:
@@ -170,6 +182,7 @@ bool dmpi_shm_all_finalized(void)
 
 void dmpi_shm_finalize(void)
 {
+    dmpi_heap_finalize();
     if (dmpi_shm.base) munmap(dmpi_shm.base, dmpi_shm.bytes);
     free(dmpi_shm.out);
     free(dmpi_shm.in);
