@@ -11,9 +11,11 @@
 int dmpi_bsend_copy(const void *buf, MPI_Count count, dmpi_datatype *dt, int dest, int tag,
                     dmpi_comm *c, const char *fn);
 
-/* Checks the common arguments of a send; fills c and dt. */
-static int check_send(const char *fn, const void *buf, MPI_Count count, MPI_Datatype type,
-                      int dest, int tag, MPI_Comm comm, dmpi_comm **cp, dmpi_datatype **dtp)
+/* Checks the common arguments of a send (is_recv false) or a receive;
+ * fills c and dt. */
+static int check_args(const char *fn, bool is_recv, const void *buf, MPI_Count count,
+                      MPI_Datatype type, int peer, int tag, MPI_Comm comm, dmpi_comm **cp,
+                      dmpi_datatype **dtp)
 {
     DMPI_CHECK_INIT(fn);
     dmpi_comm *c;
@@ -22,29 +24,20 @@ static int check_send(const char *fn, const void *buf, MPI_Count count, MPI_Data
     DMPI_CHECK_COUNT(c, count, fn);
     DMPI_GET_DTYPE(dt, c, type, fn);
     DMPI_CHECK_BUF(c, buf, count, dt, fn);
-    DMPI_CHECK_DEST(c, dest, fn);
-    DMPI_CHECK_SEND_TAG(c, tag, fn);
+    if (is_recv) {
+        DMPI_CHECK_SRC(c, peer, fn);
+        DMPI_CHECK_RECV_TAG(c, tag, fn);
+    } else {
+        DMPI_CHECK_DEST(c, peer, fn);
+        DMPI_CHECK_SEND_TAG(c, tag, fn);
+    }
     *cp = c;
     *dtp = dt;
     return MPI_SUCCESS;
 }
 
-static int check_recv(const char *fn, const void *buf, MPI_Count count, MPI_Datatype type,
-                      int source, int tag, MPI_Comm comm, dmpi_comm **cp, dmpi_datatype **dtp)
-{
-    DMPI_CHECK_INIT(fn);
-    dmpi_comm *c;
-    DMPI_GET_COMM(c, comm, fn);
-    dmpi_datatype *dt;
-    DMPI_CHECK_COUNT(c, count, fn);
-    DMPI_GET_DTYPE(dt, c, type, fn);
-    DMPI_CHECK_BUF(c, buf, count, dt, fn);
-    DMPI_CHECK_SRC(c, source, fn);
-    DMPI_CHECK_RECV_TAG(c, tag, fn);
-    *cp = c;
-    *dtp = dt;
-    return MPI_SUCCESS;
-}
+#define check_send(fn, ...) check_args(fn, false, __VA_ARGS__)
+#define check_recv(fn, ...) check_args(fn, true, __VA_ARGS__)
 
 /* A receive's error (truncation) goes through the communicator's handler. */
 static int recv_result(dmpi_comm *c, int err, const char *fn, const MPI_Status *st)
