@@ -198,6 +198,7 @@ static int persistent_init(const char *fn, bool is_send, const void *buf, MPI_Co
     r->buf = (void *)buf;
     r->count = count;
     r->dt = dt;
+    dmpi_dt_retain(dt);
     r->peer = peer;
     r->tag = tag;
     r->comm = c;

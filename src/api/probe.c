@@ -134,6 +134,7 @@ static int mrecv_common(const char *fn, void *buf, MPI_Count count, MPI_Datatype
     r->buf = buf;
     r->count = count;
     r->dt = dt;
+    dmpi_dt_retain(dt);
     r->comm = &dmpi_comm_self_obj;  /* only used for error reporting */
     *message = MPI_MESSAGE_NULL;
     dmpi_recv_from_unexp(r, u);

@@ -13,6 +13,7 @@ static dmpi_request *new_p2p(dmpi_req_kind kind, const void *buf, MPI_Count coun
     r->buf = (void *)buf;
     r->count = count;
     r->dt = dt;
+    dmpi_dt_retain(dt);
     r->peer = peer;
     r->tag = tag;
     r->comm = comm;
