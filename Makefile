@@ -4,13 +4,22 @@
 #   make demo       build and run the 3-D stencil demonstration on 4 ranks
 #   make install PREFIX=/dir
 #   make asan       build with AddressSanitizer+UBSan into build-asan/ and run the tests
+#   make tsan       build with ThreadSanitizer into build-tsan/ and run the threaded tests
+#   make valgrind   run a representative subset under Valgrind memcheck (build/)
+#   make faults     the fault-injection matrix in its long (soak) mode
+#   make fuzz       build the libFuzzer harnesses (clang) and fuzz each for FUZZ_TIME s
 #   make bench      side-by-side benchmark against MPICH and Open MPI (bench/README.md)
+#   make check-mpi4py   build mpi4py from source against dmpi (venv in $(BUILD)/mpi4py),
+#                   run its bench programs and test suite on 1-4 ranks (docs/mpi4py.md)
+#   make cmake-example  CMake find_package(MPI), pkg-config, mpicc/mpicxx, install tree
 BUILD ?= build
 PREFIX ?= /usr/local
 JOBS ?= 2
 CMAKE_FLAGS ?=
 
-.PHONY: all build check demo install asan bench clean
+FUZZ_TIME ?= 30
+
+.PHONY: all build check demo install asan tsan valgrind faults fuzz bench clean check-mpi4py cmake-example
 
 all: build
 
@@ -29,11 +38,43 @@ demo: build
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)
 
+# Sanitizer runs: any report fails the test it happens in.
+SAN_ENV = ASAN_OPTIONS=$${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0} \
+	UBSAN_OPTIONS=$${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
+	TSAN_OPTIONS=$${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1}
 asan:
-	$(MAKE) BUILD=build-asan CMAKE_FLAGS=-DDMPI_SANITIZE=ON check
+	$(MAKE) BUILD=build-asan CMAKE_FLAGS=-DDMPI_SANITIZE=ON build
+	$(SAN_ENV) tests/run_tests.sh --build build-asan
+
+# ThreadSanitizer on the threaded tests (MPI_THREAD_MULTIPLE and friends).
+# -DDMPI_TSAN=ON when the top-level CMakeLists.txt knows the option, else
+# the same flags by hand.
+TSAN_CMAKE = $(if $(shell grep -l DMPI_TSAN CMakeLists.txt 2>/dev/null),-DDMPI_TSAN=ON,\
+	"-DCMAKE_C_FLAGS=-fsanitize=thread -fno-omit-frame-pointer" \
+	-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread -DCMAKE_SHARED_LINKER_FLAGS=-fsanitize=thread)
+TSAN_TESTS = threads_multiple|init_thread
+tsan:
+	@test -f build-tsan/CMakeCache.txt || cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo $(TSAN_CMAKE)
+	cmake --build build-tsan -j$(JOBS) --target mpiexec mpitest_threads_multiple mpitest_init_thread
+	$(SAN_ENV) tests/run_tests.sh --build build-tsan --mpi-only '$(TSAN_TESTS)'
+
+valgrind: build
+	tests/valgrind/run_valgrind.sh $(BUILD)
+
+faults: build
+	tests/faults/run_faults.sh --soak $(BUILD)
+
+fuzz: # exit status 77: no clang/libFuzzer here, skipped
+	tests/fuzz/run_fuzz.sh --time $(FUZZ_TIME) || test $$? = 77
 
 bench: build
 	bench/compare.sh --dmpi-prefix $(BUILD)
 
+check-mpi4py: build
+	tests/mpi4py/run_mpi4py.sh $(BUILD)
+
+cmake-example: build
+	tests/integration/test_cmake_pkgconfig.sh $(BUILD)
+
 clean:
-	rm -rf $(BUILD) build-asan
+	rm -rf $(BUILD) build-asan build-tsan build-fuzz

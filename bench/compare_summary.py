@@ -12,12 +12,25 @@ import csv
 import math
 import sys
 
-# Per test: what is shown and whether higher values are better.
+# Per test: what is shown and whether higher values are better. Collective
+# tests (coll_bench, compare.sh --suite coll) are named "test/npN".
+COLL_WHAT = "time per call (slowest rank), microseconds, size = bytes per process"
 TESTS = {
     "lat": ("time per message (half round trip), microseconds", False),
     "bw": ("bandwidth, MB/s (10^6 bytes/s) from the time per message", True),
     "bibw": ("bandwidth both directions together, MB/s from the time per message", True),
+    "barrier": (COLL_WHAT, False),
+    "bcast": (COLL_WHAT, False),
+    "allreduce": (COLL_WHAT, False),
+    "reduce": (COLL_WHAT, False),
+    "allgather": (COLL_WHAT, False),
+    "alltoall": (COLL_WHAT, False),
 }
+
+
+def kind(test):
+    """The entry of TESTS for a test name (without its /npN suffix)."""
+    return TESTS[test.split("/")[0]]
 
 
 def quantile(sorted_values, q):
@@ -57,7 +70,7 @@ def stats(test, size, values):
     For bandwidth the 'p99' is the rate at the p99 time (the slow tail)."""
     values = sorted(values)
     t50, t99 = quantile(values, 0.5), quantile(values, 0.99)
-    if not TESTS[test][1]:
+    if not kind(test)[1]:
         return t50, t99
     # bytes per message, or for empty messages the message rate (Mmsg/s)
     per_msg = (size or 1) * (2 if test == "bibw" else 1)
@@ -65,7 +78,7 @@ def stats(test, size, values):
 
 
 def table(test, sizes, mpis, dmpi, samples, out):
-    what, higher_better = TESTS[test]
+    what, higher_better = kind(test)
     peers = [m for m in mpis if m != dmpi]
     have_dmpi = dmpi in mpis and peers
     n = {m: len(samples.get((test, sizes[0], m), [])) for m in mpis}
@@ -124,7 +137,10 @@ def main():
     seen = sorted(rounds)
     mpis = [m for m in args.order.split(",") if m in rounds]
     mpis += [m for m in seen if m not in mpis]
-    tests = [t for t in TESTS if any(k[0] == t for k in samples)]
+    names = sorted({k[0] for k in samples if k[0].split("/")[0] in TESTS},
+                   key=lambda t: (list(TESTS).index(t.split("/")[0]),
+                                  int(t.split("/np")[1]) if "/np" in t else 0))
+    tests = names
     out = sys.stdout
     out.write(f"compare: {args.csv}; rounds: "
               + ", ".join(f"{m} {len(rounds[m])}" for m in mpis) + "\n")

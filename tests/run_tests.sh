@@ -7,8 +7,12 @@
 #  - unit tests: every executable <build>/tests/unit/test_*.
 #  - if present and executable: tests/abi/check_abi.sh,
 #    tests/abi/check_exports.sh <build>/libmpi_abi.so.1,
-#    tests/abi/cross_abi.sh <build> and
-#    tests/launcher/test_launcher.sh <build>/bin.
+#    tests/abi/cross_abi.sh <build>,
+#    tests/launcher/test_launcher.sh <build>/bin,
+#    tests/integration/test_cmake_pkgconfig.sh <build> (CMake, pkg-config,
+#    compiler wrappers, install tree), tests/integration/check_env_doc.sh,
+#    tests/faults/run_faults.sh <build> (fault-injection matrix) and
+#    tests/fuzz/run_fuzz.sh --replay (fuzzer regression corpus).
 # Exit status 77 from a unit test or script means SKIP.  Every run has a
 # timeout; on expiry its whole process group is killed.  Exits 1 if anything
 # failed.
@@ -207,18 +211,22 @@ run_mpi_one() {
 
 # ------------------------------------------------- unit tests and scripts
 # run_plain LABEL CMD...: exit 0 passes, 77 skips, anything else fails.
+# The time limit is $DEFAULT_TIMEOUT, or $PLAIN_LIMIT when set.
 run_plain() {
-    local label=$1
+    local label=$1 limit=${PLAIN_LIMIT:-$DEFAULT_TIMEOUT}
     shift
     matches_filter "$label" || return 0
     local log=$LOGDIR/${label//\//_}.log
-    run_cmd "$DEFAULT_TIMEOUT" "$log" "$@"
+    run_cmd "$limit" "$log" "$@"
     case "$RC" in
     0) report PASS "$label" "$SECS s" "$log" ;;
     77) report SKIP "$label" "$SECS s" "$log" ;;
-    124|137) report FAIL "$label" "$SECS s, timed out after $DEFAULT_TIMEOUT s" "$log" ;;
+    124|137) report FAIL "$label" "$SECS s, timed out after $limit s" "$log" ;;
     *) report FAIL "$label" "$SECS s, exit status $RC" "$log" ;;
     esac
+    # a script's own summary line (counts of what it ran) goes in our log
+    [ "$RC" = 0 ] && [ "$VERBOSE" = 0 ] && grep -E '^(fault matrix: [0-9]+ runs|PASS fuzz_)' "$log" | sed 's/^/    /'
+    return 0
 }
 
 run_others() {
@@ -235,6 +243,17 @@ run_others() {
     [ -f "$s" ] && [ -x "$s" ] && run_plain "abi/cross_abi.sh" "$s" "$BUILD"
     s=$ROOT/tests/launcher/test_launcher.sh
     [ -f "$s" ] && [ -x "$s" ] && run_plain "launcher/test_launcher.sh" "$s" "$BUILD/bin"
+    # CMake find_package(MPI), pkg-config, mpicc/mpicxx, install tree; env docs
+    s=$ROOT/tests/integration/test_cmake_pkgconfig.sh
+    [ -f "$s" ] && [ -x "$s" ] && PLAIN_LIMIT=300 run_plain "integration/test_cmake_pkgconfig.sh" "$s" "$BUILD"
+    s=$ROOT/tests/integration/check_env_doc.sh
+    [ -f "$s" ] && [ -x "$s" ] && run_plain "integration/check_env_doc.sh" "$s"
+    # fault-injection matrix (about a minute) and the fuzzers' regression
+    # corpus (builds them with clang the first time; skipped without clang)
+    s=$ROOT/tests/faults/run_faults.sh
+    [ -f "$s" ] && [ -x "$s" ] && PLAIN_LIMIT=300 run_plain "faults/run_faults.sh" "$s" "$BUILD"
+    s=$ROOT/tests/fuzz/run_fuzz.sh
+    [ -f "$s" ] && [ -x "$s" ] && PLAIN_LIMIT=600 run_plain "fuzz/run_fuzz.sh" "$s" --replay
     return 0
 }
 

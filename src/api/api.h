@@ -16,6 +16,7 @@
 #define DMPI_API_H
 
 #include "core/dmpi.h"
+#include "core/info.h"
 
 /* MPI calls are not allowed before MPI_Init or after MPI_Finalize. */
 #define DMPI_CHECK_INIT(fn)                                                          \
@@ -50,6 +51,11 @@
         if (__builtin_expect(!(var)->committed, 0))                                  \
             return dmpi_error((c), MPI_ERR_TYPE, (fn), "datatype not committed");    \
     } while (0)
+
+/* An info argument: MPI_INFO_NULL or a valid info object. */
+#define DMPI_CHECK_INFO(c, h, fn)                                                    \
+    DMPI_CHECK(c, (h) == MPI_INFO_NULL || dmpi_info_get(h) != NULL, MPI_ERR_INFO, fn, \
+               "invalid info object")
 
 #define DMPI_CHECK_COUNT(c, n, fn)                                                   \
     DMPI_CHECK(c, (n) >= 0, MPI_ERR_COUNT, fn, "negative count %lld", (long long)(n))

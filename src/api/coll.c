@@ -1,251 +1,214 @@
-/* MPI collective entry points (Barrier, Bcast, Reduce, Allreduce, Gather,
- * Scatter, Allgather, Alltoall, each with its large-count _c form),
- * MPI_Reduce_local and the user-defined reduction ops (Op_create/_c,
- * Op_free, Op_commutative). Argument checks and MPI_IN_PLACE rules live
- * here; the algorithms are in src/coll. The int and _c forms share one
- * function taking MPI_Count. */
-#include "api/api.h"
-#include "coll/coll.h"
-#include "core/intercomm.h"
+/* MPI collective entry points of the reduction family and Barrier/Bcast:
+ * Barrier, Bcast, Reduce, Allreduce, Reduce_scatter(_block), Scan, Exscan
+ * in their blocking, nonblocking (MPI_I...) and persistent (..._init)
+ * forms, each with its large-count _c form; MPI_Reduce_local and the
+ * user-defined reduction ops (Op_create/_c, Op_free, Op_commutative).
+ * Argument checks and the MPI_IN_PLACE rules (intra- and
+ * intercommunicators) live here; the algorithms are in src/coll. */
+#include "api/coll_api.h"
 #include "core/op.h"
 
-/* Intercommunicator collectives are not implemented yet. */
-#define CHECK_INTRA(c, fn)                                                        \
-    DMPI_CHECK(c, !(c)->remote_group, MPI_ERR_COMM, fn,                           \
-               "intercommunicator collectives are not supported yet")
-
-/* Datatype + count + buffer of one side of a collective. */
-#define CHECK_SIDE(c, dtvar, h, buf, n, fn) \
-    do {                                    \
-        DMPI_CHECK_COUNT(c, n, fn);         \
-        DMPI_GET_DTYPE(dtvar, c, h, fn);    \
-        DMPI_CHECK_BUF(c, buf, n, dtvar, fn); \
+#define NOT_IN_PLACE(k, buf, what)                                                 \
+    do {                                                                           \
+        int rc_ = dmpi_coll_not_in_place((k).c, buf, what, (k).how.fn);            \
+        if (rc_ != MPI_SUCCESS) return rc_;                                        \
     } while (0)
-
-#define CHECK_NOT_IN_PLACE(c, buf, what, fn) \
-    DMPI_CHECK(c, (buf) != MPI_IN_PLACE, MPI_ERR_BUFFER, fn, "MPI_IN_PLACE is not allowed as %s", what)
+#define TRY(call)                                                                  \
+    do {                                                                           \
+        int rc_ = (call);                                                          \
+        if (rc_ != MPI_SUCCESS) return rc_;                                        \
+    } while (0)
 
 /* Send and receive buffers must not be the same memory (MPI_IN_PLACE is
  * the way to say that). */
-#define CHECK_NO_ALIAS(c, sbuf, rbuf, n, fn)                                      \
-    DMPI_CHECK(c, (sbuf) != (rbuf) || (n) == 0 || (sbuf) == NULL, MPI_ERR_BUFFER, fn, \
-               "the send and receive buffers are the same; use MPI_IN_PLACE")
-
-static int op_lookup(dmpi_comm *c, MPI_Op h, dmpi_datatype *dt, dmpi_op **out, const char *fn)
-{
-    dmpi_op *op = dmpi_op_get(h);
-    if (!op)
-        return dmpi_error(c, MPI_ERR_OP, fn, "invalid op%s", h == MPI_OP_NULL ? " (MPI_OP_NULL)" : "");
-    if (dmpi_op_check(op, dt, false) != MPI_SUCCESS)
-        return dmpi_error(c, MPI_ERR_OP, fn, "%s is not defined on datatype %s", dmpi_op_name(op),
-                          dt->name[0] ? dt->name : "(unnamed derived type)");
-    *out = op;
-    return MPI_SUCCESS;
-}
-
-/* Runs a collective under the lock and reports its failure. */
-#define RUN(c, call, fn)                                                          \
-    do {                                                                          \
-        dmpi_lock();                                                              \
-        int rc_ = (call);                                                         \
-        dmpi_unlock();                                                            \
-        return rc_ == MPI_SUCCESS ? rc_ : coll_failed(c, rc_, fn);                \
-    } while (0)
-
-static int coll_failed(dmpi_comm *c, int rc, const char *fn)
-{
-    int cls = dmpi_error_class_of(rc);
-    const char *why = cls == MPI_ERR_TRUNCATE ? "a message was longer than its receive buffer: "
-                                                "counts or datatypes differ between processes"
-                      : cls == MPI_ERR_NO_MEM ? "out of memory for temporary buffers"
-                      : cls == MPI_ERR_OP     ? "the op failed on this datatype"
-                                              : "communication with another member failed";
-    return dmpi_error(c, cls, fn, "%s", why);
-}
+#define NO_ALIAS(k, sbuf, rbuf, n)                                                 \
+    DMPI_CHECK((k).c, (sbuf) != (rbuf) || (n) == 0 || (sbuf) == NULL, MPI_ERR_BUFFER, \
+               (k).how.fn, "the send and receive buffers are the same; use MPI_IN_PLACE")
 
 /* --------------------------------------------------------------- barrier */
-int PMPI_Barrier(MPI_Comm comm)
+static int barrier(MPI_Comm comm, dmpi_how how)
 {
-    static const char *const FN = "MPI_Barrier";
-    DMPI_CHECK_INIT(FN);
-    dmpi_comm *c;
-    DMPI_GET_COMM(c, comm, FN);
-    if (c->remote_group) RUN(c, dmpi_intercomm_barrier(c), FN);
-    RUN(c, dmpi_coll_barrier(c), FN);
+    dmpi_coll_call k = {0};
+    DMPI_COLL_BEGIN(k, comm, how);
+    k.a.coll = DMPI_COLL_BARRIER;
+    return dmpi_coll_go(&k);
 }
+
+int PMPI_Barrier(MPI_Comm comm) { return barrier(comm, DMPI_HOW_B("MPI_Barrier")); }
 DMPI_ALIAS(Barrier)
+int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
+{
+    return barrier(comm, DMPI_HOW_I(request, "MPI_Ibarrier"));
+}
+DMPI_ALIAS(Ibarrier)
+int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    return barrier(comm, DMPI_HOW_P(info, request, "MPI_Barrier_init"));
+}
+DMPI_ALIAS(Barrier_init)
 
 /* ----------------------------------------------------------------- bcast */
 static int bcast(void *buf, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,
-                 const char *fn)
+                 dmpi_how how)
 {
-    DMPI_CHECK_INIT(fn);
-    dmpi_comm *c;
-    dmpi_datatype *dt;
-    DMPI_GET_COMM(c, comm, fn);
-    CHECK_INTRA(c, fn);
-    DMPI_CHECK_ROOT(c, root, fn);
-    CHECK_SIDE(c, dt, datatype, buf, count, fn);
-    CHECK_NOT_IN_PLACE(c, buf, "the buffer", fn);
-    RUN(c, dmpi_coll_bcast(buf, count, dt, root, c), fn);
+    dmpi_coll_call k = {0};
+    DMPI_COLL_BEGIN(k, comm, how);
+    TRY(dmpi_coll_check_root(k.c, root, how.fn));
+    k.a = (dmpi_coll_args){.coll = DMPI_COLL_BCAST, .rbuf = buf, .rcount = count, .root = root};
+    if (root != MPI_PROC_NULL) {
+        TRY(dmpi_coll_check_side(k.c, buf, count, datatype, &k.a.rdt, how.fn));
+        NOT_IN_PLACE(k, buf, "the buffer");
+    } else {
+        k.a.rdt = dmpi_coll_byte();
+        k.a.rcount = 0;
+    }
+    return dmpi_coll_go(&k);
 }
 
-int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
-{
-    return bcast(buffer, count, datatype, root, comm, "MPI_Bcast");
-}
-DMPI_ALIAS(Bcast)
-
-int PMPI_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm)
-{
-    return bcast(buffer, count, datatype, root, comm, "MPI_Bcast_c");
-}
-DMPI_ALIAS(Bcast_c)
+#define BCAST_ARGS(C, D) void *buffer, C count, MPI_Datatype datatype, int root, MPI_Comm comm
+#define BCAST_PASS(W) buffer, count, datatype, root, comm
+DMPI_COLL_ENTRIES(Bcast, Ibcast, BCAST_ARGS, BCAST_PASS, bcast)
 
 /* ---------------------------------------------------------------- reduce */
-/* Reduce and (all = true) Allreduce. */
+/* Checks shared by the reductions: count, datatype, op. */
+static int reduction_common(dmpi_coll_call *k, MPI_Count count, MPI_Datatype datatype,
+                            MPI_Op op)
+{
+    DMPI_CHECK_COUNT(k->c, count, k->how.fn);
+    TRY(dmpi_coll_check_type(k->c, datatype, &k->a.rdt, k->how.fn));
+    k->a.sdt = k->a.rdt;
+    return dmpi_coll_check_op(k->c, op, k->a.rdt, &k->a.op, k->how.fn);
+}
+
 static int reduce(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype datatype,
-                  MPI_Op oph, int root, MPI_Comm comm, bool all, const char *fn)
+                  MPI_Op op, int root, MPI_Comm comm, dmpi_how how)
 {
-    DMPI_CHECK_INIT(fn);
-    dmpi_comm *c;
-    dmpi_datatype *dt;
-    dmpi_op *op;
-    DMPI_GET_COMM(c, comm, fn);
-    CHECK_INTRA(c, fn);
-    bool am_root = all || c->rank == root;
-    if (!all) DMPI_CHECK_ROOT(c, root, fn);
-    DMPI_CHECK_COUNT(c, count, fn);
-    DMPI_GET_DTYPE(dt, c, datatype, fn);
-    int rc = op_lookup(c, oph, dt, &op, fn);
-    if (rc != MPI_SUCCESS) return rc;
-    if (!am_root) CHECK_NOT_IN_PLACE(c, sbuf, "sendbuf except at the root", fn);
-    if (sbuf != MPI_IN_PLACE) DMPI_CHECK_BUF(c, sbuf, count, dt, fn);
-    if (am_root) {
-        CHECK_NOT_IN_PLACE(c, rbuf, "recvbuf", fn);
-        DMPI_CHECK_BUF(c, rbuf, count, dt, fn);
-        CHECK_NO_ALIAS(c, sbuf, rbuf, count, fn);
+    dmpi_coll_call k = {0};
+    DMPI_COLL_BEGIN(k, comm, how);
+    TRY(dmpi_coll_check_root(k.c, root, how.fn));
+    k.a = (dmpi_coll_args){.coll = DMPI_COLL_REDUCE, .sbuf = sbuf, .rbuf = rbuf,
+                           .rcount = count, .root = root};
+    if (root == MPI_PROC_NULL) { /* intercommunicator: takes no part */
+        k.a.rdt = k.a.sdt = dmpi_coll_byte();
+        k.a.op = dmpi_op_builtin(MPI_SUM);
+        k.a.rcount = 0;
+        return dmpi_coll_go(&k);
     }
-    if (all) RUN(c, dmpi_coll_allreduce(sbuf, rbuf, count, dt, op, c), fn);
-    RUN(c, dmpi_coll_reduce(sbuf, rbuf, count, dt, op, root, c), fn);
-}
-
-int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                int root, MPI_Comm comm)
-{
-    return reduce(sendbuf, recvbuf, count, datatype, op, root, comm, false, "MPI_Reduce");
-}
-DMPI_ALIAS(Reduce)
-
-int PMPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
-                  MPI_Op op, int root, MPI_Comm comm)
-{
-    return reduce(sendbuf, recvbuf, count, datatype, op, root, comm, false, "MPI_Reduce_c");
-}
-DMPI_ALIAS(Reduce_c)
-
-int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-                   MPI_Op op, MPI_Comm comm)
-{
-    return reduce(sendbuf, recvbuf, count, datatype, op, 0, comm, true, "MPI_Allreduce");
-}
-DMPI_ALIAS(Allreduce)
-
-int PMPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
-                     MPI_Op op, MPI_Comm comm)
-{
-    return reduce(sendbuf, recvbuf, count, datatype, op, 0, comm, true, "MPI_Allreduce_c");
-}
-DMPI_ALIAS(Allreduce_c)
-
-/* --------------------------------------------------------- gather/scatter */
-/* Gather (scatter = false) and Scatter: the root's side is the receive side
- * of a gather and the send side of a scatter; MPI_IN_PLACE is allowed for
- * the root's other side only. */
-static int rooted(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf,
-                  MPI_Count rcount, MPI_Datatype rtype, int root, MPI_Comm comm, bool scatter,
-                  const char *fn)
-{
-    DMPI_CHECK_INIT(fn);
-    dmpi_comm *c;
-    dmpi_datatype *sdt = NULL, *rdt = NULL;
-    DMPI_GET_COMM(c, comm, fn);
-    CHECK_INTRA(c, fn);
-    DMPI_CHECK_ROOT(c, root, fn);
-    bool am_root = c->rank == root;
-    if (!scatter) { /* gather */
-        if (am_root) {
-            CHECK_SIDE(c, rdt, rtype, rbuf, rcount, fn);
-            CHECK_NOT_IN_PLACE(c, rbuf, "recvbuf", fn);
-        }
-        if (!am_root || sbuf != MPI_IN_PLACE) {
-            CHECK_NOT_IN_PLACE(c, sbuf, "sendbuf except at the root", fn);
-            CHECK_SIDE(c, sdt, stype, sbuf, scount, fn);
-        }
-        if (am_root) CHECK_NO_ALIAS(c, sbuf, rbuf, scount, fn);
-        RUN(c, dmpi_coll_gather(sbuf, scount, sdt, rbuf, rcount, rdt, root, c), fn);
+    TRY(reduction_common(&k, count, datatype, op));
+    bool inter = k.c->remote_group != NULL;
+    bool am_root = inter ? root == MPI_ROOT : k.c->rank == root;
+    if (!am_root) {
+        NOT_IN_PLACE(k, sbuf, inter ? "sendbuf" : "sendbuf except at the root");
+        DMPI_CHECK_BUF(k.c, sbuf, count, k.a.rdt, how.fn);
+    } else if (!inter && sbuf != MPI_IN_PLACE) { /* an intercommunicator root sends nothing */
+        DMPI_CHECK_BUF(k.c, sbuf, count, k.a.rdt, how.fn);
     }
     if (am_root) {
-        CHECK_SIDE(c, sdt, stype, sbuf, scount, fn);
-        CHECK_NOT_IN_PLACE(c, sbuf, "sendbuf", fn);
+        NOT_IN_PLACE(k, rbuf, "recvbuf");
+        DMPI_CHECK_BUF(k.c, rbuf, count, k.a.rdt, how.fn);
+        if (!inter) NO_ALIAS(k, sbuf, rbuf, count);
     }
-    if (!am_root || rbuf != MPI_IN_PLACE) {
-        CHECK_NOT_IN_PLACE(c, rbuf, "recvbuf except at the root", fn);
-        CHECK_SIDE(c, rdt, rtype, rbuf, rcount, fn);
-    }
-    if (am_root) CHECK_NO_ALIAS(c, sbuf, rbuf, rcount, fn);
-    RUN(c, dmpi_coll_scatter(sbuf, scount, sdt, rbuf, rcount, rdt, root, c), fn);
+    return dmpi_coll_go(&k);
 }
 
-#define GATHER_ARGS(C)                                                             \
-    const void *sendbuf, C sendcount, MPI_Datatype sendtype, void *recvbuf, C recvcount, \
-        MPI_Datatype recvtype, int root, MPI_Comm comm
-#define PASS sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm
+#define REDUCE_ARGS(C, D)                                                                 \
+    const void *sendbuf, void *recvbuf, C count, MPI_Datatype datatype, MPI_Op op, int root, \
+        MPI_Comm comm
+#define REDUCE_PASS(W) sendbuf, recvbuf, count, datatype, op, root, comm
+DMPI_COLL_ENTRIES(Reduce, Ireduce, REDUCE_ARGS, REDUCE_PASS, reduce)
 
-int PMPI_Gather(GATHER_ARGS(int)) { return rooted(PASS, false, "MPI_Gather"); }
-DMPI_ALIAS(Gather)
-int PMPI_Gather_c(GATHER_ARGS(MPI_Count)) { return rooted(PASS, false, "MPI_Gather_c"); }
-DMPI_ALIAS(Gather_c)
-int PMPI_Scatter(GATHER_ARGS(int)) { return rooted(PASS, true, "MPI_Scatter"); }
-DMPI_ALIAS(Scatter)
-int PMPI_Scatter_c(GATHER_ARGS(MPI_Count)) { return rooted(PASS, true, "MPI_Scatter_c"); }
-DMPI_ALIAS(Scatter_c)
-#undef PASS
-
-/* ---------------------------------------------------- allgather/alltoall */
-static int all_to(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf,
-                  MPI_Count rcount, MPI_Datatype rtype, MPI_Comm comm, bool alltoall,
-                  const char *fn)
+/* Allreduce, Scan and Exscan: everybody gives and gets count elements. */
+static int all_reduce(int coll, const void *sbuf, void *rbuf, MPI_Count count,
+                      MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, dmpi_how how)
 {
-    DMPI_CHECK_INIT(fn);
-    dmpi_comm *c;
-    dmpi_datatype *sdt = NULL, *rdt;
-    DMPI_GET_COMM(c, comm, fn);
-    CHECK_INTRA(c, fn);
-    CHECK_SIDE(c, rdt, rtype, rbuf, rcount, fn);
-    CHECK_NOT_IN_PLACE(c, rbuf, "recvbuf", fn);
-    if (sbuf != MPI_IN_PLACE) {
-        CHECK_SIDE(c, sdt, stype, sbuf, scount, fn);
-        CHECK_NO_ALIAS(c, sbuf, rbuf, scount, fn);
-    }
-    if (alltoall) RUN(c, dmpi_coll_alltoall(sbuf, scount, sdt, rbuf, rcount, rdt, c), fn);
-    RUN(c, dmpi_coll_allgather(sbuf, scount, sdt, rbuf, rcount, rdt, c), fn);
+    dmpi_coll_call k = {0};
+    DMPI_COLL_BEGIN(k, comm, how);
+    if (coll != DMPI_COLL_ALLREDUCE) TRY(dmpi_coll_check_intra(k.c, how.fn));
+    TRY(reduction_common(&k, count, datatype, op));
+    k.a.coll = coll;
+    k.a.sbuf = sbuf;
+    k.a.rbuf = rbuf;
+    k.a.rcount = count;
+    if (k.c->remote_group) NOT_IN_PLACE(k, sbuf, "sendbuf");
+    if (sbuf != MPI_IN_PLACE) DMPI_CHECK_BUF(k.c, sbuf, count, k.a.rdt, how.fn);
+    NOT_IN_PLACE(k, rbuf, "recvbuf");
+    DMPI_CHECK_BUF(k.c, rbuf, count, k.a.rdt, how.fn);
+    NO_ALIAS(k, sbuf, rbuf, count);
+    return dmpi_coll_go(&k);
 }
 
-#define ALL_ARGS(C)                                                                \
-    const void *sendbuf, C sendcount, MPI_Datatype sendtype, void *recvbuf, C recvcount, \
-        MPI_Datatype recvtype, MPI_Comm comm
-#define PASS sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm
+static int allreduce(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype datatype,
+                     MPI_Op op, MPI_Comm comm, dmpi_how how)
+{
+    return all_reduce(DMPI_COLL_ALLREDUCE, sbuf, rbuf, count, datatype, op, comm, how);
+}
+static int scan(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype datatype,
+                MPI_Op op, MPI_Comm comm, dmpi_how how)
+{
+    return all_reduce(DMPI_COLL_SCAN, sbuf, rbuf, count, datatype, op, comm, how);
+}
+static int exscan(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype datatype,
+                  MPI_Op op, MPI_Comm comm, dmpi_how how)
+{
+    return all_reduce(DMPI_COLL_EXSCAN, sbuf, rbuf, count, datatype, op, comm, how);
+}
 
-int PMPI_Allgather(ALL_ARGS(int)) { return all_to(PASS, false, "MPI_Allgather"); }
-DMPI_ALIAS(Allgather)
-int PMPI_Allgather_c(ALL_ARGS(MPI_Count)) { return all_to(PASS, false, "MPI_Allgather_c"); }
-DMPI_ALIAS(Allgather_c)
-int PMPI_Alltoall(ALL_ARGS(int)) { return all_to(PASS, true, "MPI_Alltoall"); }
-DMPI_ALIAS(Alltoall)
-int PMPI_Alltoall_c(ALL_ARGS(MPI_Count)) { return all_to(PASS, true, "MPI_Alltoall_c"); }
-DMPI_ALIAS(Alltoall_c)
-#undef PASS
+#define ALLRED_ARGS(C, D) \
+    const void *sendbuf, void *recvbuf, C count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm
+#define ALLRED_PASS(W) sendbuf, recvbuf, count, datatype, op, comm
+DMPI_COLL_ENTRIES(Allreduce, Iallreduce, ALLRED_ARGS, ALLRED_PASS, allreduce)
+DMPI_COLL_ENTRIES(Scan, Iscan, ALLRED_ARGS, ALLRED_PASS, scan)
+DMPI_COLL_ENTRIES(Exscan, Iexscan, ALLRED_ARGS, ALLRED_PASS, exscan)
+
+/* -------------------------------------------------------- reduce_scatter */
+/* Reduce_scatter (counts given) and Reduce_scatter_block (one count). */
+static int reduce_scatter(bool block, const void *sbuf, void *rbuf, dmpi_arr counts,
+                          MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                          dmpi_how how)
+{
+    dmpi_coll_call k = {0};
+    DMPI_COLL_BEGIN(k, comm, how);
+    int p = k.c->size; /* the local group, intercommunicators too */
+    if (!block) {
+        TRY(dmpi_coll_check_counts(k.c, counts, p, "recvcounts", how.fn));
+        count = 0;
+    }
+    TRY(reduction_common(&k, count, datatype, op));
+    k.a.coll = block ? DMPI_COLL_REDUCE_SCATTER_BLOCK : DMPI_COLL_REDUCE_SCATTER;
+    k.a.sbuf = sbuf;
+    k.a.rbuf = rbuf;
+    k.a.rcount = count;
+    if (k.c->remote_group) NOT_IN_PLACE(k, sbuf, "sendbuf");
+    NOT_IN_PLACE(k, rbuf, "recvbuf");
+    if (!block) k.a.rcounts = dmpi_coll_counts(&k, counts, p);
+    else NO_ALIAS(k, sbuf, rbuf, count);
+    return dmpi_coll_go(&k);
+}
+
+static int reduce_scatter_v(const void *sbuf, void *rbuf, dmpi_arr counts,
+                            MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, dmpi_how how)
+{
+    return reduce_scatter(false, sbuf, rbuf, counts, 0, datatype, op, comm, how);
+}
+static int reduce_scatter_block(const void *sbuf, void *rbuf, MPI_Count count,
+                                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, dmpi_how how)
+{
+    return reduce_scatter(true, sbuf, rbuf, DMPI_ARR(NULL, false), count, datatype, op, comm,
+                          how);
+}
+
+#define REDSCAT_ARGS(C, D)                                                                \
+    const void *sendbuf, void *recvbuf, const C recvcounts[], MPI_Datatype datatype,      \
+        MPI_Op op, MPI_Comm comm
+#define REDSCAT_PASS(W) sendbuf, recvbuf, DMPI_ARR(recvcounts, W), datatype, op, comm
+DMPI_COLL_ENTRIES(Reduce_scatter, Ireduce_scatter, REDSCAT_ARGS, REDSCAT_PASS, reduce_scatter_v)
+
+#define REDSCATB_ARGS(C, D)                                                               \
+    const void *sendbuf, void *recvbuf, C recvcount, MPI_Datatype datatype, MPI_Op op,    \
+        MPI_Comm comm
+#define REDSCATB_PASS(W) sendbuf, recvbuf, recvcount, datatype, op, comm
+DMPI_COLL_ENTRIES(Reduce_scatter_block, Ireduce_scatter_block, REDSCATB_ARGS, REDSCATB_PASS,
+                  reduce_scatter_block)
 
 /* ---------------------------------------------------------- reduce_local */
 static int reduce_local(const void *inbuf, void *inoutbuf, MPI_Count count,
@@ -256,16 +219,15 @@ static int reduce_local(const void *inbuf, void *inoutbuf, MPI_Count count,
     dmpi_op *op;
     DMPI_CHECK_COUNT(NULL, count, fn);
     DMPI_GET_DTYPE(dt, NULL, datatype, fn);
-    int rc = op_lookup(NULL, oph, dt, &op, fn);
-    if (rc != MPI_SUCCESS) return rc;
+    TRY(dmpi_coll_check_op(NULL, oph, dt, &op, fn));
     DMPI_CHECK_BUF(NULL, inbuf, count, dt, fn);
     DMPI_CHECK_BUF(NULL, inoutbuf, count, dt, fn);
-    CHECK_NOT_IN_PLACE(NULL, inbuf, "inbuf", fn);
-    CHECK_NOT_IN_PLACE(NULL, inoutbuf, "inoutbuf", fn);
+    TRY(dmpi_coll_not_in_place(NULL, inbuf, "inbuf", fn));
+    TRY(dmpi_coll_not_in_place(NULL, inoutbuf, "inoutbuf", fn));
     dmpi_lock();
-    rc = dmpi_op_apply(op, inbuf, inoutbuf, count, dt);
+    int rc = dmpi_op_apply(op, inbuf, inoutbuf, count, dt);
     dmpi_unlock();
-    return rc == MPI_SUCCESS ? rc : coll_failed(NULL, rc, fn);
+    return rc == MPI_SUCCESS ? rc : dmpi_error_noobj(rc, fn, "the op failed on this datatype");
 }
 
 int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype,

@@ -244,14 +244,16 @@ static bool info_says(MPI_Info info, const char *key, const char *want)
 /* Every process is on one node today, and shared memory is the only
  * hardware level we know, so:
  *   MPI_COMM_TYPE_SHARED          node communicator;
- *   MPI_COMM_TYPE_HW_GUIDED       node communicator if info has
- *                                 mpi_hw_resource_type = mpi_shared_memory,
+ *   MPI_COMM_TYPE_HW_GUIDED and   node communicator if info has
+ *   MPI_COMM_TYPE_RESOURCE_GUIDED mpi_hw_resource_type = mpi_shared_memory,
  *                                 else MPI_COMM_NULL;
  *   MPI_COMM_TYPE_HW_UNGUIDED     the node communicator if it is a strict
  *                                 subset of comm, else MPI_COMM_NULL;
- *   MPI_COMM_TYPE_RESOURCE_GUIDED MPI_COMM_NULL (no resource sets known);
  *   MPI_UNDEFINED                 MPI_COMM_NULL.
- * Every process takes part in the split whatever it gets. */
+ * Every process takes part in the split whatever it gets. On an
+ * intercommunicator (which MPICH and Open MPI accept too) the result is
+ * that of MPI_Comm_split with one color for the processes that get a
+ * communicator: an intercommunicator between the two sides' parts. */
 int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
                          MPI_Comm *newcomm)
 {
@@ -259,21 +261,27 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
     DMPI_CHECK_INIT(FN);
     dmpi_comm *c, *n;
     DMPI_GET_COMM(c, comm, FN);
-    CHECK_INTRA(c, FN);
     CHECK_ARG(c, newcomm, FN, "newcomm is NULL");
+    DMPI_CHECK_INFO(c, info, FN);
     bool null_result;
     switch (split_type) {
     case MPI_COMM_TYPE_SHARED: null_result = false; break;
     case MPI_COMM_TYPE_HW_UNGUIDED: null_result = false; break;
     case MPI_COMM_TYPE_HW_GUIDED:
+    case MPI_COMM_TYPE_RESOURCE_GUIDED:
         null_result = !info_says(info, "mpi_hw_resource_type", "mpi_shared_memory");
         break;
-    case MPI_COMM_TYPE_RESOURCE_GUIDED:
     case MPI_UNDEFINED: null_result = true; break;
     default: return dmpi_error(c, MPI_ERR_ARG, FN, "unknown split_type %d", split_type);
     }
     dmpi_lock();
-    int rc = dmpi_comm_split_node(c, null_result, key, &n);
+    int rc;
+    if (c->remote_group) { /* as MPI_Comm_split: both groups are on this node */
+        if (split_type == MPI_COMM_TYPE_HW_UNGUIDED) null_result = true; /* no strict subset */
+        rc = dmpi_comm_split(c, null_result ? MPI_UNDEFINED : 0, key, &n);
+    } else {
+        rc = dmpi_comm_split_node(c, null_result, key, &n);
+    }
     if (rc == MPI_SUCCESS && n && split_type == MPI_COMM_TYPE_HW_UNGUIDED && n->size == c->size) {
         dmpi_comm_release(n); /* not a strict subset: nothing finer exists */
         n = NULL;
@@ -375,6 +383,11 @@ int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
 {
     static const char *const FN = "MPI_Comm_get_name";
     DMPI_CHECK_INIT(FN);
+    if (comm == MPI_COMM_NULL) { /* allowed since MPI 4.1: names the null handle */
+        if (!comm_name || !resultlen) return dmpi_error_noobj(MPI_ERR_ARG, FN, "NULL argument");
+        *resultlen = snprintf(comm_name, MPI_MAX_OBJECT_NAME, "%s", "MPI_COMM_NULL");
+        return MPI_SUCCESS;
+    }
     dmpi_comm *c;
     DMPI_GET_COMM(c, comm, FN);
     CHECK_ARG(c, comm_name && resultlen, FN, "NULL argument");

@@ -2,6 +2,7 @@
  * communicator error handlers (create, set, get, call, free). */
 #include "api/api.h"
 #include "core/errclass.h"
+#include "core/objpool.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,7 +36,7 @@ int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler
     static const char *const FN = "MPI_Comm_create_errhandler";
     DMPI_CHECK_INIT(FN);
     if (!fn || !errhandler) return dmpi_error_noobj(MPI_ERR_ARG, FN, "NULL argument");
-    dmpi_errhandler *e = calloc(1, sizeof *e);
+    dmpi_errhandler *e = dmpi_obj_alloc(&dmpi_errh_pool);
     if (!e) return dmpi_error_noobj(MPI_ERR_NO_MEM, FN, "out of memory");
     e->magic = DMPI_MAGIC_ERRH;
     e->refcount = 1;

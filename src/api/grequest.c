@@ -1,7 +1,8 @@
 /* Generalized requests (MPI_Grequest_start/complete): operations the
  * application completes itself. The query function fills the status when
  * the request is waited on or tested; the free function runs when the
- * request is freed; the cancel function when it is cancelled. */
+ * request is freed; the cancel function when it is cancelled. An error
+ * code a callback returns is returned by the MPI call that ran it. */
 #include "api/api.h"
 
 #include <stdlib.h>
@@ -13,13 +14,21 @@ typedef struct greq {
     void *state;
 } greq;
 
-static void greq_free(dmpi_request *r)
+/* Runs the free function (the request is about to be freed) and returns
+ * its error code, which the MPI call that frees the request returns. */
+int dmpi_greq_release(dmpi_request *r)
 {
     greq *g = r->ext;
-    if (!g) return;
-    if (g->free_fn) g->free_fn(g->state);
+    if (!g) return MPI_SUCCESS;
+    int rc = g->free_fn ? g->free_fn(g->state) : MPI_SUCCESS;
     free(g);
     r->ext = NULL;
+    return rc;
+}
+
+static void greq_free(dmpi_request *r)
+{
+    (void)dmpi_greq_release(r); /* freed after completion: nobody to tell */
 }
 
 void dmpi_greq_query(dmpi_request *r)
@@ -34,10 +43,11 @@ void dmpi_greq_query(dmpi_request *r)
     r->status = st;
 }
 
-void dmpi_greq_cancel(dmpi_request *r)
+int dmpi_greq_cancel(dmpi_request *r)
 {
     greq *g = r->ext;
-    if (g && g->cancel) g->cancel(g->state, atomic_load(&r->complete));
+    if (g && g->cancel) return g->cancel(g->state, atomic_load(&r->complete));
+    return MPI_SUCCESS;
 }
 
 int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn,

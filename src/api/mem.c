@@ -10,7 +10,7 @@ int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
 {
     static const char *const FN = "MPI_Alloc_mem";
     DMPI_CHECK_INIT(FN);
-    (void)info;
+    DMPI_CHECK_INFO(NULL, info, FN);
     if (size < 0) return dmpi_error_noobj(MPI_ERR_SIZE, FN, "negative size %ld", (long)size);
     if (!baseptr) return dmpi_error_noobj(MPI_ERR_ARG, FN, "baseptr is NULL");
     dmpi_lock();

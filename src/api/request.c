@@ -3,6 +3,7 @@
  * Request_get_status, Cancel. A request that is MPI_REQUEST_NULL or an
  * inactive persistent request completes at once with an empty status. */
 #include "api/api.h"
+#include "coll/sched.h"
 #include "p2p/p2p.h"
 
 #include <stdlib.h>
@@ -25,7 +26,8 @@ static bool is_done(dmpi_request *r)
 }
 
 void dmpi_greq_query(dmpi_request *r);
-void dmpi_greq_cancel(dmpi_request *r);
+int dmpi_greq_release(dmpi_request *r);
+int dmpi_greq_cancel(dmpi_request *r);
 
 /* Finishes a completed request: status out, then free or deactivate it
  * (unless keep: the MPI_Request_get_status family only looks). */
@@ -38,6 +40,10 @@ static int finish_keep(MPI_Request *h, dmpi_request *r, MPI_Status *status, bool
     if (r->persistent) {
         r->active = false;
     } else {
+        if (r->kind == DMPI_REQ_GREQ) { /* the free function's error counts too */
+            int ferr = dmpi_greq_release(r);
+            if (err == MPI_SUCCESS) err = ferr;
+        }
         dmpi_request_free(r);
         *h = MPI_REQUEST_NULL;
     }
@@ -348,10 +354,7 @@ static int start_one(MPI_Request h, const char *fn)
         return dmpi_error_noobj(MPI_ERR_REQUEST, fn, "not a persistent request");
     if (r->active) return dmpi_error(r->comm, MPI_ERR_REQUEST, fn, "request is already active");
     if (r->kind == DMPI_REQ_PSEND || r->kind == DMPI_REQ_PRECV) return dmpi_start_persistent(r, fn);
-    if (r->poll) { /* persistent collectives register a start hook in ext */
-        return dmpi_error(r->comm, MPI_ERR_UNSUPPORTED_OPERATION, fn,
-                          "persistent collectives are not implemented yet");
-    }
+    if (dmpi_coll_is_persistent(r)) return dmpi_coll_start_persistent(r);
     return dmpi_error(r->comm, MPI_ERR_REQUEST, fn, "cannot start this request");
 }
 
@@ -388,11 +391,18 @@ int PMPI_Request_free(MPI_Request *request)
     if (!request) return dmpi_error_noobj(MPI_ERR_ARG, FN, "request is NULL");
     dmpi_request *r = dmpi_request_get(*request);
     if (!r) return dmpi_error_noobj(MPI_ERR_REQUEST, FN, "invalid request");
+    int err = MPI_SUCCESS;
     dmpi_lock();
-    if (is_done(r) || (r->persistent && !r->active)) dmpi_request_free(r);
-    else r->freed_by_user = true;
+    if (is_done(r) || (r->persistent && !r->active)) {
+        if (r->kind == DMPI_REQ_GREQ) err = dmpi_greq_release(r);
+        dmpi_request_free(r);
+    } else {
+        r->freed_by_user = true;
+    }
     dmpi_unlock();
     *request = MPI_REQUEST_NULL;
+    if (err != MPI_SUCCESS)
+        return dmpi_error_noobj(err, FN, "the free function of the generalized request failed");
     return MPI_SUCCESS;
 }
 DMPI_ALIAS(Request_free)
@@ -433,10 +443,12 @@ int PMPI_Cancel(MPI_Request *request)
         r->status.MPI_ERROR = MPI_SUCCESS;
         dmpi_request_complete(r);
     }
-    if (r->kind == DMPI_REQ_GREQ) dmpi_greq_cancel(r);
+    int err = r->kind == DMPI_REQ_GREQ ? dmpi_greq_cancel(r) : MPI_SUCCESS;
     /* A send, once started, is delivered: cancelling it does nothing and
      * MPI_Test_cancelled reports false, as the standard allows. */
     dmpi_unlock();
+    if (err != MPI_SUCCESS)
+        return dmpi_error_noobj(err, FN, "the cancel function of the generalized request failed");
     return MPI_SUCCESS;
 }
 DMPI_ALIAS(Cancel)

@@ -34,6 +34,7 @@ static int narrow(MPI_Count v, int *out)
 int PMPI_Get_count(const MPI_Status *status, MPI_Datatype type, int *count)
 {
     MPI_Count n;
+    if (!count) return dmpi_error_noobj(MPI_ERR_ARG, "MPI_Get_count", "count is NULL");
     int rc = get_count("MPI_Get_count", status, type, &n, false);
     return rc != MPI_SUCCESS ? rc : narrow(n, count);
 }
@@ -48,6 +49,7 @@ DMPI_ALIAS(Get_count_c)
 int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype type, int *count)
 {
     MPI_Count n;
+    if (!count) return dmpi_error_noobj(MPI_ERR_ARG, "MPI_Get_elements", "count is NULL");
     int rc = get_count("MPI_Get_elements", status, type, &n, true);
     return rc != MPI_SUCCESS ? rc : narrow(n, count);
 }

@@ -389,12 +389,12 @@ int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int s
                                     MPI_Info info, int reorder, MPI_Comm *comm_dist_graph)
 {
     static const char *const FN = "MPI_Dist_graph_create_adjacent";
-    (void)info;
     (void)reorder;
     DMPI_CHECK_INIT(FN);
     dmpi_comm *c, *n = NULL;
     DMPI_GET_COMM(c, comm_old, FN);
     CHECK_INTRA(c, FN);
+    DMPI_CHECK_INFO(c, info, FN);
     CHECK_ARG(c, comm_dist_graph, FN, "comm_dist_graph is NULL");
     int rc = check_ranks(c, indegree, sources, "sources", FN);
     if (rc == MPI_SUCCESS) rc = check_ranks(c, outdegree, destinations, "destinations", FN);
@@ -417,12 +417,12 @@ int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const 
                            int reorder, MPI_Comm *comm_dist_graph)
 {
     static const char *const FN = "MPI_Dist_graph_create";
-    (void)info;
     (void)reorder;
     DMPI_CHECK_INIT(FN);
     dmpi_comm *c, *nc = NULL;
     DMPI_GET_COMM(c, comm_old, FN);
     CHECK_INTRA(c, FN);
+    DMPI_CHECK_INFO(c, info, FN);
     CHECK_ARG(c, comm_dist_graph, FN, "comm_dist_graph is NULL");
     int rc = check_ranks(c, n, sources, "sources", FN);
     if (rc != MPI_SUCCESS) return rc;

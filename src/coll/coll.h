@@ -49,7 +49,7 @@ enum {
 /* Algorithms, numbered per collective (names in tuning.c). */
 enum { DMPI_BARRIER_DISSEMINATION, DMPI_BARRIER_TREE };
 enum { DMPI_BCAST_BINOMIAL, DMPI_BCAST_SCATTER_RING };
-enum { DMPI_REDUCE_BINOMIAL };
+enum { DMPI_REDUCE_BINOMIAL, DMPI_REDUCE_RABENSEIFNER };
 enum { DMPI_ALLREDUCE_RECURSIVE_DOUBLING, DMPI_ALLREDUCE_RABENSEIFNER, DMPI_ALLREDUCE_RING };
 enum { DMPI_GATHER_BINOMIAL, DMPI_GATHER_LINEAR };
 enum { DMPI_SCATTER_BINOMIAL, DMPI_SCATTER_LINEAR };
@@ -113,6 +113,8 @@ int dmpi_coll_tag(dmpi_comm *comm);
 /* Temporary buffer for count elements of dt, addressed like a user buffer;
  * *base is the allocation to free(). NULL when out of memory. */
 void *dmpi_coll_tmp(MPI_Count count, const dmpi_datatype *dt, void **base);
+/* Bytes such a temporary takes; element 0 is at base + *shift. */
+size_t dmpi_coll_tmp_span(MPI_Count count, const dmpi_datatype *dt, MPI_Aint *shift);
 /* Element i of a typed buffer. */
 static inline char *dmpi_coll_at(const void *buf, MPI_Count i, const dmpi_datatype *dt)
 {
@@ -124,6 +126,16 @@ int dmpi_coll_copy(const void *src, MPI_Count scount, const dmpi_datatype *sdt, 
 /* MPI_BYTE, for packed temporaries. */
 dmpi_datatype *dmpi_coll_byte(void);
 int dmpi_coll_largest_pof2(int n); /* largest power of two <= n (n >= 1) */
+/* Folding p = pof2 + rem processes to pof2 participants (allreduce.c,
+ * reduce.c): the first 2*rem ranks pair up, the odd one of each pair takes
+ * part; the rank of participant `newrank`. */
+static inline int dmpi_coll_fold_rank(int newrank, int rem)
+{
+    return newrank < rem ? 2 * newrank + 1 : newrank + rem;
+}
+/* A vector of count elements cut into nb nearly equal blocks: block b is
+ * elements [disp[b], disp[b+1]) (nb + 1 entries, schedule memory). */
+MPI_Count *dmpi_coll_blocks(struct dmpi_sched *s, MPI_Count count, int nb);
 /* mine = theirs op mine if theirs_first (their ranks precede ours) or op is
  * commutative, else mine = mine op theirs (theirs is clobbered). */
 int dmpi_coll_combine(dmpi_op *op, void *theirs, void *mine, MPI_Count n, dmpi_datatype *dt,

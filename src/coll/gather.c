@@ -1,10 +1,9 @@
-/* MPI_Gather. Small data: binomial tree; each process gathers its subtree's
- * blocks (relative ranks [vr, vr + subtree)) as one packed byte message and
- * passes it up, so the root receives log p messages. Large data: linear,
- * the root receives every block straight into place. */
+/* MPI_Gather and MPI_Gatherv schedules. Gather, small data: binomial tree;
+ * each process gathers its subtree's blocks (relative ranks
+ * [vr, vr + subtree)) as one packed byte message and passes it up, so the
+ * root receives log p messages. Large data and Gatherv: linear, the root
+ * receives every block straight into place. */
 #include "coll/coll.h"
-
-#include <stdlib.h>
 
 #define REAL(v) (((v) + root) % p)
 #define BLK(buf, i, n, dt) dmpi_coll_at(buf, (MPI_Count)(i) * (n), dt)
@@ -16,81 +15,88 @@ static int subtree(int vr, int p)
     return low < p - vr ? low : p - vr;
 }
 
-static int gather_linear(const void *sbuf, MPI_Count scount, dmpi_datatype *sdt, void *rbuf,
-                         MPI_Count rcount, dmpi_datatype *rdt, int root, dmpi_comm *c, int tag)
+static void gather_linear(dmpi_sched *s, dmpi_comm *c, const dmpi_coll_args *a)
 {
-    int p = c->size, rc = MPI_SUCCESS, n = 0;
-    if (c->rank != root) return dmpi_coll_send(sbuf, scount, sdt, root, tag, c);
-    dmpi_request **reqs = malloc((size_t)p * sizeof *reqs);
-    if (!reqs) return MPI_ERR_NO_MEM;
-    for (int i = 0; i < p && rc == MPI_SUCCESS; i++)
-        if (i != root) {
-            rc = dmpi_coll_irecv(BLK(rbuf, i, rcount, rdt), rcount, rdt, i, tag, c, &reqs[n]);
-            if (rc == MPI_SUCCESS) n++;
-        }
-    int rc2 = dmpi_waitall(n, reqs);
-    free(reqs);
-    return rc != MPI_SUCCESS ? rc : rc2;
+    int p = c->size, root = a->root;
+    if (c->rank != root) {
+        dmpi_sched_send(s, a->sbuf, a->scount, a->sdt, root);
+        return;
+    }
+    for (int i = 0; i < p; i++)
+        if (i != root)
+            dmpi_sched_recv(s, BLK(a->rbuf, i, a->rcount, a->rdt), a->rcount, a->rdt, i);
 }
 
-static int gather_binomial(const void *sbuf, MPI_Count scount, dmpi_datatype *sdt, void *rbuf,
-                           MPI_Count rcount, dmpi_datatype *rdt, int root, dmpi_comm *c, int tag)
+static void gather_binomial(dmpi_sched *s, dmpi_comm *c, const dmpi_coll_args *a)
 {
-    int p = c->size, vr = (c->rank - root + p) % p, rc = MPI_SUCCESS, n = 0;
-    dmpi_datatype *byte = dmpi_coll_byte();
+    int p = c->size, root = a->root, vr = (c->rank - root + p) % p;
+    dmpi_datatype *byte = dmpi_coll_byte(), *rdt = a->rdt;
+    MPI_Count rcount = a->rcount;
+    void *rbuf = a->rbuf;
     bool is_root = vr == 0;
-    MPI_Count bb = is_root ? rcount * rdt->size : scount * sdt->size; /* bytes per block */
-    int have = is_root ? p : subtree(vr, p);
-    char *tmp = NULL, *wrap = NULL;
-    int wrap_first = 0, wrap_n = 0;
+    MPI_Count bb = is_root ? rcount * rdt->size : a->scount * a->sdt->size; /* bytes per block */
+    char *tmp = NULL;
     if (!is_root) {
-        if (!(tmp = malloc((size_t)(have * bb) + 1))) return MPI_ERR_NO_MEM;
-        rc = dmpi_coll_copy(sbuf, scount, sdt, tmp, bb, byte);
+        if (!(tmp = dmpi_sched_alloc(s, (size_t)(subtree(vr, p) * bb)))) return;
+        dmpi_sched_copy(s, a->sbuf, a->scount, a->sdt, tmp, bb, byte);
     }
-    /* Post the receives from all children: relative ranks vr + mask. */
-    dmpi_request *reqs[32];
-    int mask = 1;
-    for (; mask < p && !(vr & mask) && rc == MPI_SUCCESS; mask <<= 1) {
+    /* Receive from all children (relative ranks vr + mask) at once. */
+    char *wrap = NULL;
+    int wrap_first = 0, wrap_n = 0, mask = 1;
+    for (; mask < p && !(vr & mask); mask <<= 1) {
         int child = vr + mask;
         if (child >= p) continue;
         int k = subtree(child, p), first = REAL(child);
         if (!is_root) {
-            rc = dmpi_coll_irecv(tmp + mask * bb, k * bb, byte, first, tag, c, &reqs[n]);
+            dmpi_sched_recv(s, tmp + mask * bb, k * bb, byte, first);
         } else if (first + k <= p) { /* straight into place */
-            rc = dmpi_coll_irecv(BLK(rbuf, first, rcount, rdt), k * rcount, rdt, first, tag, c,
-                                 &reqs[n]);
+            dmpi_sched_recv(s, BLK(rbuf, first, rcount, rdt), k * rcount, rdt, first);
         } else { /* the subtree's blocks wrap past the last rank */
-            if (!(wrap = malloc((size_t)(k * bb)))) rc = MPI_ERR_NO_MEM;
-            else rc = dmpi_coll_irecv(wrap, k * bb, byte, first, tag, c, &reqs[n]);
+            if (!(wrap = dmpi_sched_alloc(s, (size_t)(k * bb)))) return;
+            dmpi_sched_recv(s, wrap, k * bb, byte, first);
             wrap_first = first;
             wrap_n = k;
         }
-        if (rc == MPI_SUCCESS) n++;
     }
-    int rc2 = dmpi_waitall(n, reqs);
-    if (rc == MPI_SUCCESS) rc = rc2;
-    if (rc == MPI_SUCCESS && !is_root) /* pass the subtree's blocks up */
-        rc = dmpi_coll_send(tmp, have * bb, byte, REAL(vr - mask), tag, c);
-    if (rc == MPI_SUCCESS && wrap) {
+    dmpi_sched_fence(s);
+    if (!is_root) /* pass the subtree's blocks up */
+        dmpi_sched_send(s, tmp, subtree(vr, p) * bb, byte, REAL(vr - mask));
+    if (wrap) {
         int k1 = p - wrap_first;
-        dmpi_dt_unpack(BLK(rbuf, wrap_first, rcount, rdt), k1 * rcount, rdt, 0, wrap, k1 * bb);
-        dmpi_dt_unpack(rbuf, (wrap_n - k1) * rcount, rdt, 0, wrap + k1 * bb, (wrap_n - k1) * bb);
+        dmpi_sched_copy(s, wrap, k1 * bb, byte, BLK(rbuf, wrap_first, rcount, rdt), k1 * rcount,
+                        rdt);
+        dmpi_sched_copy(s, wrap + k1 * bb, (wrap_n - k1) * bb, byte, rbuf,
+                        (wrap_n - k1) * rcount, rdt);
     }
-    free(tmp);
-    free(wrap);
-    return rc;
 }
 
-int dmpi_coll_gather(const void *sbuf, MPI_Count scount, dmpi_datatype *sdt, void *rbuf,
-                     MPI_Count rcount, dmpi_datatype *rdt, int root, dmpi_comm *c)
+void dmpi_build_gather(dmpi_sched *s, dmpi_comm *c, const dmpi_coll_args *a)
 {
-    int tag = dmpi_coll_tag(c), p = c->size, rc = MPI_SUCCESS;
-    if (c->rank == root && sbuf != MPI_IN_PLACE)
-        rc = dmpi_coll_copy(sbuf, scount, sdt, BLK(rbuf, root, rcount, rdt), rcount, rdt);
-    if (rc != MPI_SUCCESS || p == 1) return rc;
-    MPI_Count bytes = (c->rank == root ? rcount * rdt->size : scount * sdt->size) * p;
-    if (bytes == 0) return MPI_SUCCESS;
+    int p = c->size, root = a->root;
+    bool is_root = c->rank == root;
+    if (is_root && a->sbuf != MPI_IN_PLACE)
+        dmpi_sched_copy(s, a->sbuf, a->scount, a->sdt, BLK(a->rbuf, root, a->rcount, a->rdt),
+                        a->rcount, a->rdt);
+    if (p == 1) return;
+    MPI_Count bytes = (is_root ? a->rcount * a->rdt->size : a->scount * a->sdt->size) * p;
+    if (bytes == 0) return;
     if (dmpi_coll_choose(DMPI_COLL_GATHER, bytes, p) == DMPI_GATHER_BINOMIAL)
-        return gather_binomial(sbuf, scount, sdt, rbuf, rcount, rdt, root, c, tag);
-    return gather_linear(sbuf, scount, sdt, rbuf, rcount, rdt, root, c, tag);
+        gather_binomial(s, c, a);
+    else
+        gather_linear(s, c, a);
+}
+
+void dmpi_build_gatherv(dmpi_sched *s, dmpi_comm *c, const dmpi_coll_args *a)
+{
+    int p = c->size, root = a->root;
+    if (c->rank != root) {
+        dmpi_sched_send(s, a->sbuf, a->scount, a->sdt, root);
+        return;
+    }
+    for (int i = 0; i < p; i++) {
+        void *at = dmpi_coll_at(a->rbuf, a->rdispls[i], a->rdt);
+        if (i != root) dmpi_sched_recv(s, at, a->rcounts[i], a->rdt, i);
+        else if (a->sbuf != MPI_IN_PLACE)
+            dmpi_sched_copy(s, a->sbuf, a->scount, a->sdt, at, a->rcounts[i], a->rdt);
+    }
 }

@@ -1,11 +1,17 @@
 /* The schedule engine of sched.h: building step lists, running them round
  * by round, and the requests of nonblocking and persistent collectives
- * (poll hook for the progress engine, restart by MPI_Start). */
+ * (poll hook for the progress engine, restart by MPI_Start).
+ *
+ * A small collective should not pay for memory management: a schedule
+ * object carries room for a few steps, in-flight requests and temporary
+ * bytes, and freed objects are kept on a short free list for the next
+ * call (all under the library's lock, like every collective). */
 #include "coll/sched.h"
 
 #include "coll/coll.h"
 #include "core/op.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,12 +28,17 @@ typedef struct step {
 } step;
 
 #define SCHED_MAGIC 0x53434844u
+#define INL_STEPS 16
+#define INL_REQS 8
+#define INL_BYTES 1024
+#define KEEP 4 /* schedule objects kept for reuse */
 
 struct dmpi_sched {
     uint32_t magic;
     int build_err;
     step *steps;
     int nsteps, cap;
+    size_t inl_used;        /* bytes of inl_mem handed out */
     dmpi_comm *comm;        /* for steps being added */
     int tag;
     /* owned memory and held objects */
@@ -43,24 +54,42 @@ struct dmpi_sched {
     int nreq, maxreq, ndone;
     int err;
     bool done, busy;
+    step inl_steps[INL_STEPS];
+    dmpi_request *inl_reqs[INL_REQS];
+    _Alignas(16) char inl_mem[INL_BYTES];
 };
 
-/* Grows *arr (elements of size sz) to hold n + 1; false when out of memory. */
-static bool grow(void **arr, int *cap, int n, size_t sz)
+static dmpi_sched *spare[KEEP];
+static int nspare;
+
+/* Grows *arr (elements of size sz) to hold n + 1; false when out of
+ * memory. An array at `inl` (inline storage) is copied out, not freed. */
+static bool grow_from(void **arr, int *cap, int n, size_t sz, void *inl)
 {
     if (n < *cap) return true;
     int nc = *cap ? 2 * *cap : 8;
-    void *p = realloc(*arr, (size_t)nc * sz);
+    void *p = *arr == inl ? malloc((size_t)nc * sz) : realloc(*arr, (size_t)nc * sz);
     if (!p) return false;
+    if (*arr == inl && n) memcpy(p, inl, (size_t)n * sz);
     *arr = p;
     *cap = nc;
     return true;
 }
 
+static bool grow(void **arr, int *cap, int n, size_t sz)
+{
+    return grow_from(arr, cap, n, sz, NULL);
+}
+
 dmpi_sched *dmpi_sched_new(void)
 {
-    dmpi_sched *s = calloc(1, sizeof *s);
-    if (s) s->magic = SCHED_MAGIC;
+    dmpi_sched *s = nspare ? spare[--nspare] : malloc(sizeof *s);
+    if (!s) return NULL;
+    /* everything but the inline storage */
+    memset(s, 0, offsetof(dmpi_sched, inl_steps));
+    s->magic = SCHED_MAGIC;
+    s->steps = s->inl_steps;
+    s->cap = INL_STEPS;
     return s;
 }
 
@@ -75,10 +104,11 @@ void dmpi_sched_free(dmpi_sched *s)
     free(s->mem);
     free(s->dts);
     free(s->ops);
-    free(s->steps);
-    free(s->reqs);
+    if (s->steps != s->inl_steps) free(s->steps);
+    if (s->reqs != s->inl_reqs) free(s->reqs);
     s->magic = 0;
-    free(s);
+    if (nspare < KEEP) spare[nspare++] = s;
+    else free(s);
 }
 
 int dmpi_sched_error(const dmpi_sched *s) { return s->build_err; }
@@ -100,7 +130,7 @@ int dmpi_sched_tag(const dmpi_sched *s) { return s->tag; }
 static step *add(dmpi_sched *s, int kind)
 {
     if (s->build_err) return NULL;
-    if (!grow((void **)&s->steps, &s->cap, s->nsteps, sizeof(step))) {
+    if (!grow_from((void **)&s->steps, &s->cap, s->nsteps, sizeof(step), s->inl_steps)) {
         s->build_err = MPI_ERR_NO_MEM;
         return NULL;
     }
@@ -203,16 +233,21 @@ static bool own(dmpi_sched *s, void *p)
 void *dmpi_sched_alloc(dmpi_sched *s, size_t bytes)
 {
     if (s->build_err) return NULL;
+    size_t round = (bytes + 15) & ~(size_t)15;
+    if (round <= INL_BYTES - s->inl_used) {
+        void *p = s->inl_mem + s->inl_used;
+        s->inl_used += round ? round : 16;
+        return p;
+    }
     void *p = malloc(bytes ? bytes : 1);
     return own(s, p) ? p : NULL;
 }
 
 void *dmpi_sched_tmp(dmpi_sched *s, MPI_Count count, const dmpi_datatype *dt)
 {
-    if (s->build_err) return NULL;
-    void *base;
-    void *p = dmpi_coll_tmp(count, dt, &base);
-    return own(s, base) ? p : NULL;
+    MPI_Aint shift;
+    char *base = dmpi_sched_alloc(s, dmpi_coll_tmp_span(count, dt, &shift));
+    return base ? base + shift : NULL;
 }
 
 void dmpi_sched_hold_dt(dmpi_sched *s, dmpi_datatype *dt)
@@ -251,7 +286,7 @@ static int prepare(dmpi_sched *s)
         else if (k == ST_SEND || k == ST_RECV) most = ++n > most ? n : most;
     }
     s->maxreq = most;
-    s->reqs = malloc((size_t)(most ? most : 1) * sizeof *s->reqs);
+    s->reqs = most <= INL_REQS ? s->inl_reqs : malloc((size_t)most * sizeof *s->reqs);
     return s->reqs ? MPI_SUCCESS : MPI_ERR_NO_MEM;
 }
 

@@ -1,18 +1,25 @@
 /* Algorithm choice for the collectives: one table of rules, read top to
- * bottom, first match wins. A rule matches a collective when the
+ * bottom, first match wins. The thresholds come from bench/coll_tune.sh on
+ * a 16-core node, 2 to 8 ranks with a core each (shared-memory transport
+ * with single-copy rendezvous); rerun it to retune. A rule matches a collective when the
  * communicator has at least min_ranks processes and the call moves at most
  * max_bytes, where "bytes" is
  *   bcast, reduce, allreduce:             count * type size
  *   gather, scatter, allgather, alltoall: one process's block * nranks
  *                                          (all the data at the root / at
  *                                          each process)
+ *   allgatherv, alltoallv/w:              the data one process receives
+ *   reduce_scatter(_block):               the whole vector (count * size)
  * An algorithm that cannot run on a call (recursive doubling allgather on a
- * non-power-of-two size, Rabenseifner with fewer elements than processes)
+ * non-power-of-two size, Rabenseifner with fewer elements than processes,
+ * ring allreduce or pairwise reduce-scatter with a non-commutative op)
  * falls back to a general one by itself.
  *
  * Environment override, per collective:
  *   DMPI_COLL_<NAME>_ALGO=<algorithm>    (or "auto", the default)
  *   NAME: BARRIER BCAST REDUCE ALLREDUCE GATHER SCATTER ALLGATHER ALLTOALL
+ *         GATHERV SCATTERV ALLGATHERV ALLTOALLV ALLTOALLW REDUCE_SCATTER
+ *         REDUCE_SCATTER_BLOCK SCAN EXSCAN
  *   algorithm: a name from algo_names below, e.g.
  *   DMPI_COLL_ALLREDUCE_ALGO=rabenseifner, DMPI_COLL_BCAST_ALGO=binomial.
  * An unknown name is reported once on stderr and ignored. */
@@ -31,36 +38,64 @@ static const struct rule {
     int algo;
 } rules[] = {
     {DMPI_COLL_BARRIER, 0, ANY, DMPI_BARRIER_DISSEMINATION},
-    {DMPI_COLL_BCAST, 0, 64 * KiB, DMPI_BCAST_BINOMIAL},
-    {DMPI_COLL_BCAST, 4, ANY, DMPI_BCAST_SCATTER_RING},
+    /* With single-copy rendezvous the binomial tree beat scatter + ring
+     * allgather at every size up to 8 ranks (bench/coll_tune.sh). */
+    {DMPI_COLL_BCAST, 16, 256 * KiB, DMPI_BCAST_BINOMIAL},
+    {DMPI_COLL_BCAST, 16, ANY, DMPI_BCAST_SCATTER_RING},
     {DMPI_COLL_BCAST, 0, ANY, DMPI_BCAST_BINOMIAL},
+    {DMPI_COLL_REDUCE, 4, 8 * KiB, DMPI_REDUCE_BINOMIAL},
+    {DMPI_COLL_REDUCE, 4, ANY, DMPI_REDUCE_RABENSEIFNER},
     {DMPI_COLL_REDUCE, 0, ANY, DMPI_REDUCE_BINOMIAL},
     {DMPI_COLL_ALLREDUCE, 0, 16 * KiB, DMPI_ALLREDUCE_RECURSIVE_DOUBLING},
-    {DMPI_COLL_ALLREDUCE, 0, ANY, DMPI_ALLREDUCE_RABENSEIFNER},
+    {DMPI_COLL_ALLREDUCE, 0, 256 * KiB, DMPI_ALLREDUCE_RABENSEIFNER},
+    {DMPI_COLL_ALLREDUCE, 0, ANY, DMPI_ALLREDUCE_RING},
     {DMPI_COLL_GATHER, 0, 64 * KiB, DMPI_GATHER_BINOMIAL},
     {DMPI_COLL_GATHER, 0, ANY, DMPI_GATHER_LINEAR},
     {DMPI_COLL_SCATTER, 0, 64 * KiB, DMPI_SCATTER_BINOMIAL},
     {DMPI_COLL_SCATTER, 0, ANY, DMPI_SCATTER_LINEAR},
     {DMPI_COLL_ALLGATHER, 0, 64 * KiB, DMPI_ALLGATHER_RECURSIVE_DOUBLING},
     {DMPI_COLL_ALLGATHER, 0, ANY, DMPI_ALLGATHER_RING},
+    {DMPI_COLL_ALLTOALL, 8, 512, DMPI_ALLTOALL_BRUCK},
     {DMPI_COLL_ALLTOALL, 0, 256 * KiB, DMPI_ALLTOALL_LINEAR},
     {DMPI_COLL_ALLTOALL, 0, ANY, DMPI_ALLTOALL_PAIRWISE},
+    {DMPI_COLL_ALLGATHERV, 0, 16 * KiB, DMPI_ALLGATHERV_LINEAR},
+    {DMPI_COLL_ALLGATHERV, 0, ANY, DMPI_ALLGATHERV_RING},
+    {DMPI_COLL_ALLTOALLV, 0, 256 * KiB, DMPI_ALLTOALLV_LINEAR},
+    {DMPI_COLL_ALLTOALLV, 0, ANY, DMPI_ALLTOALLV_PAIRWISE},
+    {DMPI_COLL_ALLTOALLW, 0, 256 * KiB, DMPI_ALLTOALLV_LINEAR},
+    {DMPI_COLL_ALLTOALLW, 0, ANY, DMPI_ALLTOALLV_PAIRWISE},
+    {DMPI_COLL_REDUCE_SCATTER, 0, 64 * KiB, DMPI_REDUCE_SCATTER_REDUCE_SCATTERV},
+    {DMPI_COLL_REDUCE_SCATTER, 0, ANY, DMPI_REDUCE_SCATTER_PAIRWISE},
+    {DMPI_COLL_REDUCE_SCATTER_BLOCK, 0, 64 * KiB, DMPI_REDUCE_SCATTER_REDUCE_SCATTERV},
+    {DMPI_COLL_REDUCE_SCATTER_BLOCK, 0, ANY, DMPI_REDUCE_SCATTER_PAIRWISE},
 };
 
+#define NALGOS 4
 static const char *const coll_names[DMPI_COLL_NCOLLS] = {
     "BARRIER", "BCAST", "REDUCE", "ALLREDUCE", "GATHER", "SCATTER", "ALLGATHER", "ALLTOALL",
+    "GATHERV", "SCATTERV", "ALLGATHERV", "ALLTOALLV", "ALLTOALLW", "REDUCE_SCATTER",
+    "REDUCE_SCATTER_BLOCK", "SCAN", "EXSCAN",
 };
 
 /* Algorithm names, indexed by the per-collective enums of coll.h. */
-static const char *const algo_names[DMPI_COLL_NCOLLS][4] = {
-    [DMPI_COLL_BARRIER] = {"dissemination"},
+static const char *const algo_names[DMPI_COLL_NCOLLS][NALGOS] = {
+    [DMPI_COLL_BARRIER] = {"dissemination", "tree"},
     [DMPI_COLL_BCAST] = {"binomial", "scatter_ring"},
-    [DMPI_COLL_REDUCE] = {"binomial"},
-    [DMPI_COLL_ALLREDUCE] = {"recursive_doubling", "rabenseifner"},
+    [DMPI_COLL_REDUCE] = {"binomial", "rabenseifner"},
+    [DMPI_COLL_ALLREDUCE] = {"recursive_doubling", "rabenseifner", "ring"},
     [DMPI_COLL_GATHER] = {"binomial", "linear"},
     [DMPI_COLL_SCATTER] = {"binomial", "linear"},
     [DMPI_COLL_ALLGATHER] = {"recursive_doubling", "bruck", "ring"},
-    [DMPI_COLL_ALLTOALL] = {"linear", "pairwise"},
+    [DMPI_COLL_ALLTOALL] = {"linear", "pairwise", "bruck"},
+    [DMPI_COLL_GATHERV] = {"linear"},
+    [DMPI_COLL_SCATTERV] = {"linear"},
+    [DMPI_COLL_ALLGATHERV] = {"ring", "linear"},
+    [DMPI_COLL_ALLTOALLV] = {"linear", "pairwise"},
+    [DMPI_COLL_ALLTOALLW] = {"linear", "pairwise"},
+    [DMPI_COLL_REDUCE_SCATTER] = {"reduce_scatterv", "pairwise"},
+    [DMPI_COLL_REDUCE_SCATTER_BLOCK] = {"reduce_scatterv", "pairwise"},
+    [DMPI_COLL_SCAN] = {"recursive_doubling"},
+    [DMPI_COLL_EXSCAN] = {"recursive_doubling"},
 };
 
 /* Forced algorithm per collective: -1 auto; read on first use. */
@@ -75,7 +110,7 @@ static void read_env(void)
         const char *v = getenv(var);
         forced[c] = -1;
         if (!v || !*v || !strcmp(v, "auto")) continue;
-        for (int a = 0; a < 4 && algo_names[c][a]; a++)
+        for (int a = 0; a < NALGOS && algo_names[c][a]; a++)
             if (!strcmp(v, algo_names[c][a])) forced[c] = a;
         if (forced[c] < 0 && dmpi_rt.world_rank == 0)
             fprintf(stderr, "dmpi: warning: %s=%s is not a known algorithm; using auto\n", var,
@@ -86,6 +121,7 @@ static void read_env(void)
 
 int dmpi_coll_choose(int coll, MPI_Count bytes, int nranks)
 {
+    if (coll < 0 || coll >= DMPI_COLL_NCOLLS) return 0;
     if (!forced_read) read_env();
     if (forced[coll] >= 0) return forced[coll];
     for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {

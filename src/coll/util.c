@@ -12,21 +12,22 @@ int dmpi_coll_tag(dmpi_comm *comm)
     return (int)(comm->coll_seq++ & 0x3fffffffu);
 }
 
-/* Bytes spanned by count elements of dt, from the first byte of data. */
-static size_t span(MPI_Count count, const dmpi_datatype *dt)
+size_t dmpi_coll_tmp_span(MPI_Count count, const dmpi_datatype *dt, MPI_Aint *shift)
 {
-    if (count <= 0) return 1;
+    /* With a negative extent, elements run downwards from element 0. */
     MPI_Aint ext = dt->extent < 0 ? -dt->extent : dt->extent;
+    MPI_Aint down = dt->extent < 0 && count > 1 ? (MPI_Aint)(count - 1) * ext : 0;
+    *shift = down - dt->true_lb;
+    if (count <= 0) return 1;
     return (size_t)((MPI_Aint)(count - 1) * ext + dt->true_extent) + 1;
 }
 
 void *dmpi_coll_tmp(MPI_Count count, const dmpi_datatype *dt, void **base)
 {
-    /* With a negative extent, elements run downwards from element 0. */
-    MPI_Aint down = dt->extent < 0 && count > 1 ? (MPI_Aint)(count - 1) * -dt->extent : 0;
-    char *b = malloc(span(count, dt));
+    MPI_Aint shift;
+    char *b = malloc(dmpi_coll_tmp_span(count, dt, &shift));
     *base = b;
-    return b ? b + down - dt->true_lb : NULL;
+    return b ? b + shift : NULL;
 }
 
 int dmpi_coll_copy(const void *src, MPI_Count scount, const dmpi_datatype *sdt, void *dst,
@@ -69,4 +70,13 @@ int dmpi_coll_combine(dmpi_op *op, void *theirs, void *mine, MPI_Count n, dmpi_d
     if (op->commutative || theirs_first) return dmpi_op_apply(op, theirs, mine, n, dt);
     int rc = dmpi_op_apply(op, mine, theirs, n, dt);
     return rc != MPI_SUCCESS ? rc : dmpi_coll_copy(theirs, n, dt, mine, n, dt);
+}
+
+MPI_Count *dmpi_coll_blocks(dmpi_sched *s, MPI_Count count, int nb)
+{
+    MPI_Count *disp = dmpi_sched_alloc(s, (size_t)(nb + 1) * sizeof *disp);
+    if (disp)
+        for (int b = 0; b <= nb; b++)
+            disp[b] = count / nb * b + (b < count % nb ? b : count % nb);
+    return disp;
 }

@@ -11,6 +11,7 @@
 #include "coll/coll.h"
 #include "core/group.h"
 #include "core/intercomm.h"
+#include "core/objpool.h"
 #include "core/topo.h"
 
 #include <stdlib.h>
@@ -26,14 +27,16 @@ void dmpi_errhandler_retain(dmpi_errhandler *e)
 void dmpi_errhandler_release(dmpi_errhandler *e)
 {
     if (!e || e->builtin || --e->refcount > 0) return;
-    e->magic = DMPI_MAGIC_FREED;
-    free(e);
+    dmpi_obj_free(&dmpi_errh_pool, e); /* a stale handle reads "freed" */
 }
 
 typedef struct comm_impl {
     dmpi_comm c; /* first: a dmpi_comm * made here is a comm_impl * */
     dmpi_comm_ext ext;
 } comm_impl;
+
+static dmpi_objpool comm_pool = DMPI_OBJPOOL_INIT(sizeof(comm_impl));
+dmpi_objpool dmpi_errh_pool = DMPI_OBJPOOL_INIT(sizeof(dmpi_errhandler));
 
 static dmpi_comm_ext world_ext, self_ext;
 
@@ -59,7 +62,7 @@ const char *dmpi_comm_hint_key(int i)
 
 dmpi_comm *dmpi_comm_new(dmpi_group *g, uint32_t context_id)
 {
-    comm_impl *ci = calloc(1, sizeof *ci);
+    comm_impl *ci = dmpi_obj_alloc(&comm_pool);
     if (!ci) return NULL;
     dmpi_comm *c = &ci->c;
     c->magic = DMPI_MAGIC_COMM;
@@ -89,8 +92,7 @@ void dmpi_comm_release(dmpi_comm *c)
     dmpi_group_release(c->group);
     if (c->remote_group) dmpi_group_release(c->remote_group);
     dmpi_errhandler_release(c->errh);
-    c->magic = DMPI_MAGIC_FREED;
-    free(ci);
+    dmpi_obj_free(&comm_pool, ci); /* a stale handle reads "freed" */
 }
 
 int dmpi_comm_make(dmpi_comm *parent, dmpi_group *g, uint32_t ctx, dmpi_comm **out)

@@ -223,6 +223,9 @@ typedef struct dmpi_request {
 
 dmpi_request *dmpi_request_alloc(dmpi_req_kind kind);
 void dmpi_request_free(dmpi_request *r);
+/* The live request at address `cookie` (a value a peer echoes back), or
+ * NULL: only addresses of requests from dmpi_request_alloc qualify. */
+dmpi_request *dmpi_request_from_cookie(uint64_t cookie);
 static inline MPI_Request dmpi_request_handle(dmpi_request *r) { return (MPI_Request)(void *)r; }
 
 /* ------------------------------------------------- internal point-to-point

@@ -1,11 +1,17 @@
 /* Datatype constructors in the core: one generic builder (dt_build) that
  * turns a list of placements of child types into a new type — size, bounds
- * and extent (the standard's rules: lb/ub are the extreme lb/ub of the
- * copies, a struct's extent is padded to the alignment of its basic types
- * unless all its parts have explicit bounds), the typed and packing
- * layouts, and the contiguity flag — and the simple constructors on top of
- * it (vector, indexed, struct, resized), plus dup, the f90 types and the
- * stored constructor arguments. Subarray and darray are in dt_array.c. */
+ * and extent, the typed and packing layouts, and the contiguity flag — and
+ * the simple constructors on top of it (vector, indexed, struct, resized),
+ * plus dup, the f90 types and the stored constructor arguments. Subarray
+ * and darray are in dt_array.c.
+ *
+ * Bounds: lb/ub are the lowest lb and highest ub over the copies of the
+ * parts that have data or explicit bounds (parts without either do not
+ * count); a struct's extent is then padded to the alignment of its most
+ * aligned basic type unless every part has explicit bounds (resized,
+ * subarray, darray). This is what MPICH computes, so both MPIs agree on
+ * extents for the standard ABI; Open MPI instead pads every constructor and
+ * keeps MPI-1's "sticky" marker reading for mixed structs. */
 #include "core/dt_layout.h"
 
 #include <pthread.h>

@@ -217,9 +217,12 @@ int dmpi_error_remove(int value, int what, const char **why)
     } else if (is_class && u->ncodes > 0) {
         rc = MPI_ERR_ARG;
         *why = "still has error codes (remove them first)";
+    } else if (u->text) { /* MPI 4.1: the string must be removed first */
+        rc = MPI_ERR_ARG;
+        *why = "still has an error string (remove it first with MPI_Remove_error_string)";
     } else {
         if (!is_class && u->cls > MPI_ERR_LASTCODE) user_find(u->cls)->ncodes--;
-        user_remove(u); /* with its string, if one was left */
+        user_remove(u);
     }
     pthread_mutex_unlock(&user_lock);
     return rc;

@@ -7,6 +7,7 @@
  * Built-in groups (the world's and self's, made by the runtime) have no
  * index: the world group is the identity and self has one member. */
 #include "core/group.h"
+#include "core/objpool.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -20,12 +21,14 @@ typedef struct group_impl {
     group_pair *index; /* sorted by world rank, or NULL until needed */
 } group_impl;
 
+static dmpi_objpool group_pool = DMPI_OBJPOOL_INIT(sizeof(group_impl));
+
 dmpi_group *dmpi_group_new(int size, const int *world_ranks)
 {
-    group_impl *gi = calloc(1, sizeof *gi);
+    group_impl *gi = dmpi_obj_alloc(&group_pool);
     int *w = malloc((size_t)(size > 0 ? size : 1) * sizeof(int));
     if (!gi || !w) {
-        free(gi);
+        dmpi_obj_free(&group_pool, gi);
         free(w);
         return NULL;
     }
@@ -54,7 +57,7 @@ void dmpi_group_release(dmpi_group *g)
     g->magic = DMPI_MAGIC_FREED;
     free(gi->index);
     free(g->world);
-    free(gi);
+    dmpi_obj_free(&group_pool, gi); /* a stale handle reads "freed" */
 }
 
 static int pair_cmp(const void *a, const void *b)

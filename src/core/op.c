@@ -9,6 +9,7 @@
  * datatypes built from a single basic type are reduced element by element
  * of that basic type (packing through temporaries when they have holes). */
 #include "core/op.h"
+#include "core/objpool.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -71,9 +72,11 @@ const char *dmpi_op_name(const dmpi_op *op)
 }
 
 /* ---------------------------------------------------------------- user ops */
+static dmpi_objpool op_pool = DMPI_OBJPOOL_INIT(sizeof(dmpi_op));
+
 dmpi_op *dmpi_op_create(MPI_User_function *fn, MPI_User_function_c *fn_c, bool commute)
 {
-    dmpi_op *op = calloc(1, sizeof *op);
+    dmpi_op *op = dmpi_obj_alloc(&op_pool);
     if (!op) return NULL;
     op->magic = DMPI_MAGIC_OP;
     op->refcount = 1;
@@ -92,8 +95,7 @@ void dmpi_op_retain(dmpi_op *op)
 void dmpi_op_release(dmpi_op *op)
 {
     if (op->builtin || --op->refcount > 0) return;
-    op->magic = DMPI_MAGIC_FREED;
-    free(op);
+    dmpi_obj_free(&op_pool, op); /* a stale handle reads "freed" */
 }
 
 /* ----------------------------------------------------------------- kernels

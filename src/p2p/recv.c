@@ -3,7 +3,11 @@
  * requests, replies), and completing receives from unexpected messages.
  * Rendezvous: the sender's RTS carries its buffer address; the receiver
  * pulls the data with one process_vm_readv (CMA) into the user buffer and
- * answers DONE. */
+ * answers DONE. Every field of an arriving packet comes from another
+ * process and is checked before use (cell count and payload length against
+ * the ring and the message, sequence, type, reply cookies against our own
+ * requests): a bad packet ends the job with a protocol error, never an
+ * overflow. */
 #include "p2p/p2p.h"
 
 #include <stdlib.h>
@@ -178,6 +182,8 @@ static void on_frag(int peer, dmpi_ring *ring, dmpi_pkt *p)
     dmpi_rx_peer *rx = &dmpi_p2p.rx[peer];
     if (rx->inprog_req) {
         dmpi_request *r = rx->inprog_req;
+        if (p->plen > r->proto_u64[1] - r->proto_u64[2])
+            dmpi_protocol_error(peer, "fragment overflows its message");
         deliver_from_ring(r, ring, p, r->proto_u64[2]);
         if (r->proto_u64[2] >= r->proto_u64[1]) {
             rx->inprog_req = NULL;
@@ -185,7 +191,7 @@ static void on_frag(int peer, dmpi_ring *ring, dmpi_pkt *p)
         }
     } else if (rx->inprog_ux) {
         dmpi_unexp *u = rx->inprog_ux;
-        if (u->received + p->plen > u->env.len) dmpi_protocol_error(peer, "fragment overflows its message");
+        if (p->plen > u->env.len - u->received) dmpi_protocol_error(peer, "fragment overflows its message");
         dmpi_ring_read_payload(ring, p, 0, u->data + u->received, p->plen);
         u->received += p->plen;
         if (u->received >= u->env.len) {
@@ -214,10 +220,14 @@ static void on_rts(int peer, dmpi_pkt *p, const dmpi_env *env)
     dmpi_unexp_add(u);
 }
 
-static dmpi_request *cookie_request(int peer, uint64_t cookie)
+/* The synchronous send an ACK is for: the cookie must be the address of
+ * one of our live requests (checked against the request slabs, never
+ * dereferenced blindly), sent to this peer and waiting for an ACK. */
+static dmpi_request *ack_request(int peer, uint64_t cookie)
 {
-    dmpi_request *r = (dmpi_request *)(uintptr_t)cookie;
-    if (!r || r->magic != DMPI_MAGIC_REQ) dmpi_protocol_error(peer, "reply for an unknown request");
+    dmpi_request *r = dmpi_request_from_cookie(cookie);
+    if (!r || r->proto_int[0] != peer || !(r->proto_int[1] & DMPI_TXW_ACK))
+        dmpi_protocol_error(peer, "ACK for no synchronous send waiting for one");
     return r;
 }
 
@@ -232,6 +242,8 @@ static void rx_packet(int peer, dmpi_ring *ring, dmpi_pkt *p)
         rx->expect_seq++;
         if (!dmpi_offer_withdraw(peer)) dmpi_protocol_error(peer, "message sent past a taken offer");
         dmpi_env env = {p->ctx, p->src, p->tag, p->len};
+        if (p->type == DMPI_PKT_EAGER ? p->plen > p->len : p->plen != sizeof(dmpi_rts_info))
+            dmpi_protocol_error(peer, "payload length does not fit the message");
         if (p->type == DMPI_PKT_EAGER) on_eager(peer, ring, p, &env);
         else on_rts(peer, p, &env);
         break;
@@ -254,11 +266,19 @@ static void rx_packet(int peer, dmpi_ring *ring, dmpi_pkt *p)
     }
         break;
     case DMPI_PKT_ACK:
-        dmpi_send_reply(cookie_request(peer, p->cookie), DMPI_TXW_ACK);
+        dmpi_send_reply(ack_request(peer, p->cookie), DMPI_TXW_ACK);
         break;
     default:
         dmpi_protocol_error(peer, "unknown packet type");
     }
+}
+
+/* The peer wrote this header: its cell count and payload length must
+ * describe a packet that lies inside the ring before anything reads it. */
+static void check_shape(int peer, const dmpi_ring *ring, const dmpi_pkt *p)
+{
+    if (p->ncells == 0 || p->ncells > ring->ncells || dmpi_pkt_cells(p->plen) > p->ncells)
+        dmpi_protocol_error(peer, "malformed packet (cell count or payload length)");
 }
 
 int dmpi_rx_poll_peer(int peer)
@@ -267,6 +287,7 @@ int dmpi_rx_poll_peer(int peer)
     int n = 0;
     dmpi_pkt *p;
     while (n < 32 && (p = dmpi_ring_peek(ring)) != NULL) {
+        check_shape(peer, ring, p);
         rx_packet(peer, ring, p);
         dmpi_ring_consume(ring, p);
         n++;

@@ -212,9 +212,9 @@ int dmpi_rma_put(dmpi_win *w, dmpi_rma_buf o, int t, MPI_Aint disp, dmpi_rma_buf
                  char *why, size_t whylen);
 int dmpi_rma_get(dmpi_win *w, dmpi_rma_buf o, int t, MPI_Aint disp, dmpi_rma_buf tg,
                  char *why, size_t whylen);
-/* Accumulate (result.buf NULL) and Get_accumulate; origin ignored for
+/* Accumulate (result NULL) and Get_accumulate; origin ignored for
  * MPI_NO_OP. */
-int dmpi_rma_acc(dmpi_win *w, dmpi_rma_buf o, dmpi_rma_buf result, int t, MPI_Aint disp,
+int dmpi_rma_acc(dmpi_win *w, dmpi_rma_buf o, const dmpi_rma_buf *result, int t, MPI_Aint disp,
                  dmpi_rma_buf tg, dmpi_op *op, char *why, size_t whylen);
 int dmpi_rma_cas(dmpi_win *w, const void *value, const void *compare, void *result,
                  dmpi_datatype *dt, int t, MPI_Aint disp, char *why, size_t whylen);
@@ -234,5 +234,20 @@ void dmpi_win_call_errhandler(dmpi_win *w, int code);
 void dmpi_win_hints_parse(dmpi_win_hints *h, const dmpi_info *info, bool at_create);
 /* Fills a fresh info object with the hints in use. */
 int dmpi_win_hints_fill(const dmpi_win *w, dmpi_info *info);
+
+/* ------------------------------------------------------ for src/api */
+#define DMPI_GET_WIN(var, h, fn)                                                    \
+    do {                                                                            \
+        (var) = dmpi_win_get(h);                                                    \
+        if (__builtin_expect((var) == NULL, 0))                                     \
+            return dmpi_error_noobj(MPI_ERR_WIN, (fn), "invalid window%s",          \
+                                    (h) == MPI_WIN_NULL ? " (MPI_WIN_NULL)" : "");  \
+    } while (0)
+
+/* Raise `cls` on window w unless cond holds. */
+#define DMPI_WCHECK(w, cond, cls, fn, ...)                                          \
+    do {                                                                            \
+        if (__builtin_expect(!(cond), 0)) return dmpi_win_err((w), (cls), (fn), __VA_ARGS__); \
+    } while (0)
 
 #endif

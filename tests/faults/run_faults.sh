@@ -4,13 +4,14 @@
 #   - the job ends within 2 s of the fault (FAULT_LIMIT_MS),
 #   - mpiexec exits nonzero and names the failed rank and how it failed,
 #   - no rank process survives,
-#   - no /dev/shm/dmpi-<jobid>* file remains.
+#   - no /dev/shm/dmpi-<jobid>* file remains (none is even linked once the
+#     ranks are up: segments are unlinked as soon as every rank mapped them).
 # Faults: a rank killed with SIGKILL while the others communicate with it
 # (point-to-point, collectives, RMA epochs when windows work), a rank that
 # exits (code 0 or 3) without MPI_Finalize, MPI_Abort from a nonzero rank,
 # SIGINT / SIGTERM / SIGKILL to mpiexec, and SIGKILL to mpiexec with the
 # ranks' PR_SET_PDEATHSIG cleared (only the library's own check of the PMI
-# link can end them then).
+# link can end them then), also together with a rank they wait for.
 #
 # Usage: tests/faults/run_faults.sh [options] BUILD_DIR
 #   --reps N      runs per case and rank count (default 5)
@@ -99,6 +100,7 @@ one() {
     sigterm-mpiexec) mode=recv; inject=TERM ;;
     sigkill-mpiexec) mode=recv; inject=KILL ;;
     sigkill-mpiexec-nopdeath) mode=recv; inject=KILL; extra=nopdeath ;;
+    sigkill-rank+mpiexec-nopdeath) mode=recv; inject=KILL+rank; extra=nopdeath ;;
     esac
     case $case in
     kill-*) want_st=137; want_msg="rank $victim \\(pid [0-9]+\\) killed by signal 9 \\(SIGKILL\\)" ;;
@@ -126,16 +128,27 @@ one() {
         kill -0 "$BGPID" 2>/dev/null || break
         sleep 0.01
     done
+    if [ $ready = 1 ]; then
+        # every shared-memory segment is unlinked once the ranks are up
+        local j0
+        j0=$(jobid)
+        if [ -n "$j0" ] && ls /dev/shm 2>/dev/null | grep -q "^dmpi-$j0"; then
+            why="$why /dev/shm/dmpi-$j0* still linked while the job runs;"
+        fi
+    fi
     if [ $ready = 0 ]; then
         why="ranks did not start;"
     elif [ -n "$inject" ]; then
         sleep "$(awk -v d="$delay" 'BEGIN { printf "%.3f", d / 1000 }')"
         t_fault=$(now_ms)
-        if [ "$inject" = rank ]; then
+        if [ "$inject" = rank ] || [ "$inject" = KILL+rank ]; then
             local vp
             vp=$(awk '{ print $1 }' "$RUN/rank.$victim")
             kill -KILL "$vp"
-        else
+        fi
+        if [ "$inject" = KILL+rank ]; then
+            kill -KILL "$BGPID"
+        elif [ "$inject" != rank ]; then
             kill -s "$inject" "$BGPID"
         fi
     fi
@@ -153,7 +166,7 @@ one() {
     st=$?
     exec 2>&3 3>&-
     BGPID=""
-    if [ "$inject" = KILL ]; then
+    if [ "$inject" = KILL ] || [ "$inject" = KILL+rank ]; then
         # mpiexec is gone at once; the ranks must follow it
         for ((i = 0; i < 500; i++)); do
             local left=0 p
@@ -208,7 +221,8 @@ one() {
 }
 
 CASES="kill-recv kill-coll kill-rma exit0-nofinalize exit3-nofinalize abort-nonzero
-       sigint-mpiexec sigterm-mpiexec sigkill-mpiexec sigkill-mpiexec-nopdeath"
+       sigint-mpiexec sigterm-mpiexec sigkill-mpiexec sigkill-mpiexec-nopdeath
+       sigkill-rank+mpiexec-nopdeath"
 
 # RMA: only once windows exist (src/api/rma.c) and work
 RMA_NOTE=""

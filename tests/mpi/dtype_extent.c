@@ -201,6 +201,27 @@ static void test_bottom(void)
     CHECK(t == 42 + t_rank, "packed int %d", t);
     MPI_Type_free(&st);
     MPI_Type_free(&rt);
+    /* one dense block at an absolute address (the zero-copy path) */
+    static int dense_in[100000], dense_out[100000];
+    for (int i = 0; i < 100000; i++) dense_in[i] = i * 3 + t_rank, dense_out[i] = -1;
+    MPI_Aint a_in, a_out;
+    MPI_Get_address(dense_in, &a_in);
+    MPI_Get_address(dense_out, &a_out);
+    MPI_Datatype din, dout, ity = MPI_INT;
+    int n = 100000; /* rendezvous */
+    MPI_Type_create_struct(1, &n, &a_in, &ity, &din);
+    MPI_Type_create_struct(1, &n, &a_out, &ity, &dout);
+    MPI_Type_commit(&din);
+    MPI_Type_commit(&dout);
+    MPI_CHK(MPI_Sendrecv(MPI_BOTTOM, 1, din, peer, 8, MPI_BOTTOM, 1, dout, peer, 8, MPI_COMM_WORLD,
+                         MPI_STATUS_IGNORE));
+    for (int i = 0; i < 100000; i++)
+        if (dense_out[i] != i * 3 + peer) {
+            CHECK(0, "MPI_BOTTOM dense block: int %d is %d", i, dense_out[i]);
+            break;
+        }
+    MPI_Type_free(&din);
+    MPI_Type_free(&dout);
 }
 
 int main(int argc, char **argv)

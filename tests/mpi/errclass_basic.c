@@ -133,6 +133,7 @@ int main(int argc, char **argv)
         CHECK_CLASS(MPI_Remove_error_class(MPI_ERR_ARG), MPI_ERR_ARG);
         CHECK_CLASS(MPI_Remove_error_code(c2), MPI_ERR_ARG);   /* a class */
         CHECK_CLASS(MPI_Remove_error_string(k2), MPI_ERR_ARG); /* has none */
+        CHECK_CLASS(MPI_Remove_error_code(k1), MPI_ERR_ARG);   /* still has a string */
         int cls = -1;
         CHECK_CLASS(MPI_Error_class(MPI_ERR_LASTCODE + 1000000, &cls), MPI_ERR_ARG);
     }

@@ -37,6 +37,7 @@ int main(int argc, char **argv)
     MPI_Info info = MPI_INFO_NULL;
     MPI_CHK(MPI_Abi_get_info(&info));
     CHECK(info != MPI_INFO_NULL, "MPI_Abi_get_info gave MPI_INFO_NULL");
+    if (info != MPI_INFO_NULL) MPI_CHK(MPI_Info_free(&info)); /* ours to free */
 
     static char lib[MPI_MAX_LIBRARY_VERSION_STRING];
     int len = -1;

@@ -85,6 +85,20 @@ void mpx_job_reap(mpx_job *job)
     }
 }
 
+void mpx_job_reap_others(mpx_job *job, const mpx_rank *skip)
+{
+    for (int i = 0; i < job->n; i++) {
+        mpx_rank *q = &job->ranks[i];
+        if (q == skip || q->reaped || q->pid <= 0) continue;
+        int st;
+        pid_t p;
+        do {
+            p = waitpid(q->pid, &st, WNOHANG);
+        } while (p < 0 && errno == EINTR);
+        if (p == q->pid) rank_exited(job, q, st);
+    }
+}
+
 void mpx_job_timers(mpx_job *job, double now)
 {
     if (job->phase == MPX_RUNNING && job->deadline > 0 && now >= job->deadline) {

@@ -149,6 +149,9 @@ int mpx_write_all(mpx_job *job, int fd, const char *buf, size_t n);
 void mpx_job_fail(mpx_job *job, int status);        /* first failure wins; starts the kill */
 void mpx_job_kill(mpx_job *job);                    /* SIGTERM now, SIGKILL after grace */
 void mpx_job_reap(mpx_job *job);                    /* waitpid every exited rank */
+/* Reaps the ranks other than skip that have exited already: a rank often
+ * aborts because a peer died, and the peer's death is what to report. */
+void mpx_job_reap_others(mpx_job *job, const mpx_rank *skip);
 void mpx_job_timers(mpx_job *job, double now);      /* kill escalation, timeouts */
 double mpx_job_next_timer(mpx_job *job, double now);/* seconds to the next timer, <0 none */
 bool mpx_job_done(mpx_job *job, double now);

@@ -200,6 +200,7 @@ static void do_abort(mpx_job *job, mpx_rank *r, const dmpi_pmi_msg *m)
     const char *msg = dmpi_pmi_msg_str(m, "message");
     r->aborted = true;
     r->abort_code = code;
+    mpx_job_reap_others(job, r); /* a peer's death, if that is the cause, comes first */
     mpx_stream_drain(job, r); /* what it printed before aborting comes first */
     if (!job->failed) {
         if (msg && msg[0])

@@ -1,0 +1,340 @@
+/* One-sided communication entry points (MPI 4.1 sections 12.3 to 12.5):
+ * Put, Get, Accumulate, Get_accumulate, Fetch_and_op, Compare_and_swap,
+ * the request-based forms (complete when they return: every operation
+ * is synchronous here) and the _c forms; and the synchronisation calls:
+ * fence, post/start/complete/wait/test, lock/unlock(_all), flush*, sync.
+ * Argument and epoch checks raise the right class on the window's error
+ * handler; the work is in src/rma. A target of MPI_PROC_NULL makes an
+ * operation a no-op. */
+#include "api/api.h"
+#include "core/op.h"
+#include "rma/rma.h"
+
+#include <stdlib.h>
+
+enum { K_PUT, K_GET };
+
+/* Buffer argument: count, committed datatype. */
+static int get_buf(dmpi_win *w, void *buf, MPI_Count count, MPI_Datatype h, const char *which,
+                   const char *fn, dmpi_rma_buf *out)
+{
+    DMPI_WCHECK(w, count >= 0, MPI_ERR_COUNT, fn, "negative %s count %lld", which,
+                (long long)count);
+    dmpi_datatype *dt = dmpi_dt_get(h);
+    DMPI_WCHECK(w, dt, MPI_ERR_TYPE, fn, "invalid %s datatype%s", which,
+                h == MPI_DATATYPE_NULL ? " (MPI_DATATYPE_NULL)" : "");
+    DMPI_WCHECK(w, dt->committed, MPI_ERR_TYPE, fn, "%s datatype not committed", which);
+    DMPI_WCHECK(w, buf || count == 0 || !dt->builtin || which[0] == 't', MPI_ERR_BUFFER, fn,
+                "NULL %s buffer with count %lld", which, (long long)count);
+    *out = (dmpi_rma_buf){buf, count, dt};
+    return MPI_SUCCESS;
+}
+
+/* Target rank (MPI_PROC_NULL: *skip) and, with the window locked, epoch. */
+static int check_rank(dmpi_win *w, int t, const char *fn, bool *skip)
+{
+    *skip = t == MPI_PROC_NULL;
+    DMPI_WCHECK(w, *skip || (t >= 0 && t < w->size), MPI_ERR_RANK, fn,
+                "invalid target rank %d (window of %d processes)", t, w->size);
+    return MPI_SUCCESS;
+}
+
+static int check_epoch(dmpi_win *w, int t, bool request_based, const char **why)
+{
+    if (request_based && !w->lock_all && !w->tgt[t].lock) {
+        *why = "request-based operations need a passive-target epoch (MPI_Win_lock or "
+               "MPI_Win_lock_all) on the target";
+        return MPI_ERR_RMA_SYNC;
+    }
+    return dmpi_rma_access_ok(w, t, why);
+}
+
+/* A request that is complete already. */
+static int done_request(dmpi_win *w, MPI_Request *req, const char *fn)
+{
+    dmpi_lock();
+    dmpi_request *r = dmpi_request_alloc(DMPI_REQ_DONE);
+    if (r) atomic_store(&r->complete, 1);
+    dmpi_unlock();
+    DMPI_WCHECK(w, r, MPI_ERR_NO_MEM, fn, "out of memory");
+    *req = dmpi_request_handle(r);
+    return MPI_SUCCESS;
+}
+
+static int put_get(int kind, void *oaddr, MPI_Count ocount, MPI_Datatype odt, int t,
+                   MPI_Aint disp, MPI_Count tcount, MPI_Datatype tdt, MPI_Win win,
+                   MPI_Request *req, bool rq, const char *fn)
+{
+    DMPI_CHECK_INIT(fn);
+    dmpi_win *w;
+    DMPI_GET_WIN(w, win, fn);
+    DMPI_WCHECK(w, !rq || req, MPI_ERR_ARG, fn, "request is NULL");
+    dmpi_rma_buf o, tg;
+    bool skip;
+    int rc = get_buf(w, oaddr, ocount, odt, "origin", fn, &o);
+    if (rc == MPI_SUCCESS) rc = get_buf(w, NULL, tcount, tdt, "target", fn, &tg);
+    if (rc == MPI_SUCCESS) rc = check_rank(w, t, fn, &skip);
+    if (rc != MPI_SUCCESS) return rc;
+    char why[256];
+    why[0] = '\0';
+    const char *cwhy = NULL;
+    if (!skip) {
+        dmpi_lock();
+        rc = check_epoch(w, t, rq, &cwhy);
+        if (rc == MPI_SUCCESS)
+            rc = kind == K_PUT ? dmpi_rma_put(w, o, t, disp, tg, why, sizeof why)
+                               : dmpi_rma_get(w, o, t, disp, tg, why, sizeof why);
+        dmpi_unlock();
+    }
+    if (rc != MPI_SUCCESS)
+        return dmpi_win_err(w, rc, fn, "%s", cwhy ? cwhy : why[0] ? why : "the access failed");
+    return rq ? done_request(w, req, fn) : MPI_SUCCESS;
+}
+
+/* Accumulate (has_result false), Get_accumulate and Fetch_and_op. */
+static int acc_common(const void *oaddr, MPI_Count ocount, MPI_Datatype odt, void *raddr,
+                      MPI_Count rcount, MPI_Datatype rdt, bool has_result, int t, MPI_Aint disp,
+                      MPI_Count tcount, MPI_Datatype tdt, MPI_Op oph, MPI_Win win,
+                      MPI_Request *req, bool rq, const char *fn)
+{
+    DMPI_CHECK_INIT(fn);
+    dmpi_win *w;
+    DMPI_GET_WIN(w, win, fn);
+    DMPI_WCHECK(w, !rq || req, MPI_ERR_ARG, fn, "request is NULL");
+    dmpi_op *op = dmpi_op_get(oph);
+    DMPI_WCHECK(w, op, MPI_ERR_OP, fn, "invalid operation");
+    bool noop = oph == MPI_NO_OP;
+    DMPI_WCHECK(w, has_result || !noop, MPI_ERR_OP, fn,
+                "MPI_NO_OP is for MPI_Get_accumulate and MPI_Fetch_and_op");
+    dmpi_rma_buf o = {NULL, 0, NULL}, res = {NULL, 0, NULL}, tg;
+    bool skip;
+    int rc = get_buf(w, NULL, tcount, tdt, "target", fn, &tg);
+    if (rc == MPI_SUCCESS && !noop) rc = get_buf(w, (void *)oaddr, ocount, odt, "origin", fn, &o);
+    if (rc == MPI_SUCCESS && has_result) rc = get_buf(w, raddr, rcount, rdt, "result", fn, &res);
+    if (rc == MPI_SUCCESS) rc = check_rank(w, t, fn, &skip);
+    if (rc != MPI_SUCCESS) return rc;
+    char why[256];
+    why[0] = '\0';
+    const char *cwhy = NULL;
+    if (!skip) {
+        dmpi_lock();
+        rc = check_epoch(w, t, rq, &cwhy);
+        if (rc == MPI_SUCCESS)
+            rc = dmpi_rma_acc(w, o, has_result ? &res : NULL, t, disp, tg, op, why, sizeof why);
+        dmpi_unlock();
+    }
+    if (rc != MPI_SUCCESS)
+        return dmpi_win_err(w, rc, fn, "%s", cwhy ? cwhy : why[0] ? why : "the access failed");
+    return rq ? done_request(w, req, fn) : MPI_SUCCESS;
+}
+
+/* ------------------------------------------------------------ Put / Get */
+int PMPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+             int target_rank, MPI_Aint target_disp, int target_count,
+             MPI_Datatype target_datatype, MPI_Win win)
+{
+    return put_get(K_PUT, (void *)origin_addr, origin_count, origin_datatype, target_rank,
+                   target_disp, target_count, target_datatype, win, NULL, false, "MPI_Put");
+}
+DMPI_ALIAS(Put)
+
+int PMPI_Put_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+               int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+               MPI_Datatype target_datatype, MPI_Win win)
+{
+    return put_get(K_PUT, (void *)origin_addr, origin_count, origin_datatype, target_rank,
+                   target_disp, target_count, target_datatype, win, NULL, false, "MPI_Put_c");
+}
+DMPI_ALIAS(Put_c)
+
+int PMPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+              int target_rank, MPI_Aint target_disp, int target_count,
+              MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
+{
+    return put_get(K_PUT, (void *)origin_addr, origin_count, origin_datatype, target_rank,
+                   target_disp, target_count, target_datatype, win, request, true, "MPI_Rput");
+}
+DMPI_ALIAS(Rput)
+
+int PMPI_Rput_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+                int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+                MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
+{
+    return put_get(K_PUT, (void *)origin_addr, origin_count, origin_datatype, target_rank,
+                   target_disp, target_count, target_datatype, win, request, true, "MPI_Rput_c");
+}
+DMPI_ALIAS(Rput_c)
+
+int PMPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+             MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
+{
+    return put_get(K_GET, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                   target_count, target_datatype, win, NULL, false, "MPI_Get");
+}
+DMPI_ALIAS(Get)
+
+int PMPI_Get_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+               int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+               MPI_Datatype target_datatype, MPI_Win win)
+{
+    return put_get(K_GET, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                   target_count, target_datatype, win, NULL, false, "MPI_Get_c");
+}
+DMPI_ALIAS(Get_c)
+
+int PMPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+              MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
+              MPI_Request *request)
+{
+    return put_get(K_GET, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                   target_count, target_datatype, win, request, true, "MPI_Rget");
+}
+DMPI_ALIAS(Rget)
+
+int PMPI_Rget_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+                int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+                MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
+{
+    return put_get(K_GET, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                   target_count, target_datatype, win, request, true, "MPI_Rget_c");
+}
+DMPI_ALIAS(Rget_c)
+
+/* ---------------------------------------------------------- accumulates */
+int PMPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                    int target_rank, MPI_Aint target_disp, int target_count,
+                    MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+{
+    return acc_common(origin_addr, origin_count, origin_datatype, NULL, 0, MPI_DATATYPE_NULL,
+                      false, target_rank, target_disp, target_count, target_datatype, op, win,
+                      NULL, false, "MPI_Accumulate");
+}
+DMPI_ALIAS(Accumulate)
+
+int PMPI_Accumulate_c(const void *origin_addr, MPI_Count origin_count,
+                      MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
+                      MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op,
+                      MPI_Win win)
+{
+    return acc_common(origin_addr, origin_count, origin_datatype, NULL, 0, MPI_DATATYPE_NULL,
+                      false, target_rank, target_disp, target_count, target_datatype, op, win,
+                      NULL, false, "MPI_Accumulate_c");
+}
+DMPI_ALIAS(Accumulate_c)
+
+int PMPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                     int target_rank, MPI_Aint target_disp, int target_count,
+                     MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
+{
+    return acc_common(origin_addr, origin_count, origin_datatype, NULL, 0, MPI_DATATYPE_NULL,
+                      false, target_rank, target_disp, target_count, target_datatype, op, win,
+                      request, true, "MPI_Raccumulate");
+}
+DMPI_ALIAS(Raccumulate)
+
+int PMPI_Raccumulate_c(const void *origin_addr, MPI_Count origin_count,
+                       MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
+                       MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op,
+                       MPI_Win win, MPI_Request *request)
+{
+    return acc_common(origin_addr, origin_count, origin_datatype, NULL, 0, MPI_DATATYPE_NULL,
+                      false, target_rank, target_disp, target_count, target_datatype, op, win,
+                      request, true, "MPI_Raccumulate_c");
+}
+DMPI_ALIAS(Raccumulate_c)
+
+int PMPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                        void *result_addr, int result_count, MPI_Datatype result_datatype,
+                        int target_rank, MPI_Aint target_disp, int target_count,
+                        MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+{
+    return acc_common(origin_addr, origin_count, origin_datatype, result_addr, result_count,
+                      result_datatype, true, target_rank, target_disp, target_count,
+                      target_datatype, op, win, NULL, false, "MPI_Get_accumulate");
+}
+DMPI_ALIAS(Get_accumulate)
+
+int PMPI_Get_accumulate_c(const void *origin_addr, MPI_Count origin_count,
+                          MPI_Datatype origin_datatype, void *result_addr,
+                          MPI_Count result_count, MPI_Datatype result_datatype, int target_rank,
+                          MPI_Aint target_disp, MPI_Count target_count,
+                          MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+{
+    return acc_common(origin_addr, origin_count, origin_datatype, result_addr, result_count,
+                      result_datatype, true, target_rank, target_disp, target_count,
+                      target_datatype, op, win, NULL, false, "MPI_Get_accumulate_c");
+}
+DMPI_ALIAS(Get_accumulate_c)
+
+int PMPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                         void *result_addr, int result_count, MPI_Datatype result_datatype,
+                         int target_rank, MPI_Aint target_disp, int target_count,
+                         MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
+                         MPI_Request *request)
+{
+    return acc_common(origin_addr, origin_count, origin_datatype, result_addr, result_count,
+                      result_datatype, true, target_rank, target_disp, target_count,
+                      target_datatype, op, win, request, true, "MPI_Rget_accumulate");
+}
+DMPI_ALIAS(Rget_accumulate)
+
+int PMPI_Rget_accumulate_c(const void *origin_addr, MPI_Count origin_count,
+                           MPI_Datatype origin_datatype, void *result_addr,
+                           MPI_Count result_count, MPI_Datatype result_datatype, int target_rank,
+                           MPI_Aint target_disp, MPI_Count target_count,
+                           MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
+                           MPI_Request *request)
+{
+    return acc_common(origin_addr, origin_count, origin_datatype, result_addr, result_count,
+                      result_datatype, true, target_rank, target_disp, target_count,
+                      target_datatype, op, win, request, true, "MPI_Rget_accumulate_c");
+}
+DMPI_ALIAS(Rget_accumulate_c)
+
+int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype,
+                      int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win)
+{
+    static const char *const FN = "MPI_Fetch_and_op";
+    DMPI_CHECK_INIT(FN);
+    dmpi_win *w;
+    DMPI_GET_WIN(w, win, FN);
+    dmpi_datatype *dt = dmpi_dt_get(datatype);
+    DMPI_WCHECK(w, dt && dt->builtin, MPI_ERR_TYPE, FN, "the datatype must be predefined");
+    return acc_common(origin_addr, 1, datatype, result_addr, 1, datatype, true, target_rank,
+                      target_disp, 1, datatype, op, win, NULL, false, FN);
+}
+DMPI_ALIAS(Fetch_and_op)
+
+int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr,
+                          MPI_Datatype datatype, int target_rank, MPI_Aint target_disp,
+                          MPI_Win win)
+{
+    static const char *const FN = "MPI_Compare_and_swap";
+    DMPI_CHECK_INIT(FN);
+    dmpi_win *w;
+    DMPI_GET_WIN(w, win, FN);
+    dmpi_datatype *dt = dmpi_dt_get(datatype);
+    DMPI_WCHECK(w, dt && dt->builtin, MPI_ERR_TYPE, FN, "the datatype must be predefined");
+    /* integer, logical, byte and multi-language types: those BAND or LAND take */
+    DMPI_WCHECK(w, dmpi_op_check(dmpi_op_builtin(MPI_BAND), dt, false) == MPI_SUCCESS ||
+                       dmpi_op_check(dmpi_op_builtin(MPI_LAND), dt, false) == MPI_SUCCESS,
+                MPI_ERR_TYPE, FN, "compare-and-swap takes integer, logical or byte types");
+    DMPI_WCHECK(w, origin_addr && compare_addr && result_addr, MPI_ERR_BUFFER, FN,
+                "NULL buffer");
+    bool skip;
+    int rc = check_rank(w, target_rank, FN, &skip);
+    if (rc != MPI_SUCCESS || skip) return rc;
+    char why[256];
+    why[0] = '\0';
+    const char *cwhy = NULL;
+    dmpi_lock();
+    rc = check_epoch(w, target_rank, false, &cwhy);
+    if (rc == MPI_SUCCESS)
+        rc = dmpi_rma_cas(w, origin_addr, compare_addr, result_addr, dt, target_rank,
+                          target_disp, why, sizeof why);
+    dmpi_unlock();
+    if (rc != MPI_SUCCESS)
+        return dmpi_win_err(w, rc, FN, "%s", cwhy ? cwhy : why[0] ? why : "the access failed");
+    return MPI_SUCCESS;
+}
+DMPI_ALIAS(Compare_and_swap)

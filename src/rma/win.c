@@ -1,0 +1,391 @@
+/* Window objects: creation of the four flavors, free, handle lookup, the
+ * attach table of dynamic windows, and the hooks core/attr.h asks of the
+ * RMA layer (attribute slot, predefined window attributes).
+ *
+ * Creation (collective): the communicator is duplicated (fence and free
+ * synchronise among exactly these ranks, apart from the user's traffic),
+ * every rank's size, displacement unit, base address and world rank are
+ * allgathered, and rank 0 creates the window's segment
+ * /dmpi-<jobid>-w<world rank>-<n> (0600): the control block, followed for
+ * MPI_Win_allocate(_shared) by every rank's memory. Rank 0 broadcasts the
+ * name, the others map it, all agree on success (allreduce), and rank 0
+ * unlinks it at once: nothing is left in /dev/shm whatever happens later
+ * (and mpiexec removes /dev/shm/dmpi-<jobid>* if a rank dies in between).
+ *
+ * Memory layout of the allocate flavors: MPI_Win_allocate_shared places
+ * the ranks' memory contiguously (rank i+1 starts where rank i ends)
+ * unless alloc_shared_noncontig is given, which, like MPI_Win_allocate,
+ * starts each rank's memory on a page (64 bytes for small MPI_Win_allocate
+ * pieces; mpi_minimum_memory_alignment up to a page is honoured).
+ * MPI_Win_create memory that lies in the node's shared heap (memory of
+ * MPI_Alloc_mem) is mapped at the same address everywhere, so it is
+ * reached like allocated memory; other memory by CMA. */
+#include "rma/rma.h"
+#include "coll/coll.h"
+#include "core/attr.h"
+#include "core/comm_ops.h"
+#include "core/handle_ints.h"
+#include "pmi/pmi.h"
+#include "transport/shm/heap.h"
+#include "transport/shm/shm.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#define PAGE 4096
+
+typedef struct rank_rec {
+    int64_t size, disp_unit, align;
+    uint64_t base;
+    int32_t world, status;
+} rank_rec;
+
+typedef struct seg_msg {
+    int32_t status, pad;
+    uint64_t bytes;
+    char name[96];
+} seg_msg;
+
+static unsigned seg_seq;
+
+dmpi_win *dmpi_win_get(MPI_Win h)
+{
+    if ((uintptr_t)(void *)h < 0x1000) return NULL;
+    dmpi_win *w = (dmpi_win *)(void *)h;
+    return w->magic == DMPI_MAGIC_WIN ? w : NULL;
+}
+
+static size_t up(size_t v, size_t a) { return (v + a - 1) / a * a; }
+
+/* Alignment of my piece of an allocate-flavor window. */
+static int64_t my_align(int flavor, MPI_Aint size, const dmpi_info *info, bool noncontig)
+{
+    int64_t a = flavor == MPI_WIN_FLAVOR_SHARED ? (noncontig ? PAGE : 1)
+                                                : (size >= 65536 ? PAGE : 64);
+    const char *v = info ? dmpi_info_lookup(info, "mpi_minimum_memory_alignment") : NULL;
+    if (v && !(flavor == MPI_WIN_FLAVOR_SHARED && !noncontig)) {
+        long want = strtol(v, NULL, 0);
+        if (want > a && want <= PAGE && (want & (want - 1)) == 0) a = want;
+    }
+    return a;
+}
+
+/* Offsets of every rank's memory in the segment after `ctl` bytes of
+ * control block; returns the segment size. */
+static size_t place(const rank_rec *r, int n, int flavor, bool noncontig, size_t ctl,
+                    size_t *off)
+{
+    size_t cur = ctl;
+    for (int i = 0; i < n; i++) {
+        if (flavor == MPI_WIN_FLAVOR_ALLOCATE || flavor == MPI_WIN_FLAVOR_SHARED) {
+            if (flavor == MPI_WIN_FLAVOR_ALLOCATE || noncontig) cur = up(cur, (size_t)r[i].align);
+            off[i] = cur;
+            cur += (size_t)r[i].size;
+        } else {
+            off[i] = 0;
+        }
+    }
+    return up(cur > ctl ? cur : ctl, PAGE);
+}
+
+/* Is rank i's Win_create memory in the shared heap (the same answer on
+ * every rank: the heap is at one address everywhere)? */
+static bool in_heap(const rank_rec *r)
+{
+    return r->size > 0 && dmpi_heap_contains(r->base, (uint64_t)r->size);
+}
+
+static void setup_targets(dmpi_win *w, const rank_rec *r, const size_t *off)
+{
+    for (int t = 0; t < w->size; t++) {
+        dmpi_win_target *tg = &w->tgt[t];
+        tg->size = r[t].size;
+        tg->disp_unit = r[t].disp_unit;
+        tg->world = r[t].world;
+        bool me = t == w->rank;
+        if (w->flavor == MPI_WIN_FLAVOR_ALLOCATE || w->flavor == MPI_WIN_FLAVOR_SHARED) {
+            tg->base = (uintptr_t)((char *)w->seg + off[t]);
+            tg->mapped = true;
+        } else if (w->flavor == MPI_WIN_FLAVOR_CREATE && in_heap(&r[t])) {
+            tg->base = (uintptr_t)r[t].base;
+            tg->mapped = true;
+        } else {
+            tg->base = w->flavor == MPI_WIN_FLAVOR_DYNAMIC ? 0 : (uintptr_t)r[t].base;
+            tg->ops = me ? &dmpi_rma_direct_ops : &dmpi_rma_cma_ops;
+            tg->qbase = me && w->flavor == MPI_WIN_FLAVOR_CREATE ? (void *)tg->base : NULL;
+            tg->qsize = me && w->flavor == MPI_WIN_FLAVOR_CREATE ? tg->size : 0;
+        }
+        if (tg->mapped) {
+            tg->ops = &dmpi_rma_direct_ops;
+            tg->qbase = (void *)tg->base;
+            tg->qsize = tg->size;
+        }
+    }
+}
+
+/* Rank 0 creates the segment and tells the others, who map it; all agree
+ * whether everyone succeeded. Rank 0 then unlinks it. */
+static int make_segment(dmpi_win *w, size_t bytes, unsigned max_attach, char *why,
+                        size_t whylen)
+{
+    seg_msg m;
+    memset(&m, 0, sizeof m);
+    dmpi_datatype *byte = dmpi_coll_byte();
+    if (w->rank == 0) {
+        snprintf(m.name, sizeof m.name, "/dmpi-%s-w%d-%u", dmpi_pmi_jobid(), dmpi_rt.world_rank,
+                 ++seg_seq);
+        m.bytes = bytes;
+        m.status = dmpi_win_seg_create(m.name, bytes, &w->seg, why, whylen);
+        if (m.status == MPI_SUCCESS) {
+            w->seg_bytes = bytes;
+            dmpi_win_ctl_attach(w, true, max_attach, bytes);
+        }
+    }
+    int rc = w->size > 1 ? dmpi_coll_bcast(&m, sizeof m, byte, 0, w->comm) : MPI_SUCCESS;
+    if (rc != MPI_SUCCESS) return rc; /* every rank sees the same failure */
+    int st = m.status;
+    if (w->rank != 0) {
+        if (st == MPI_SUCCESS) {
+            st = dmpi_win_seg_map(m.name, m.bytes, &w->seg, why, whylen);
+            if (st == MPI_SUCCESS) {
+                w->seg_bytes = m.bytes;
+                dmpi_win_ctl_attach(w, false, max_attach, m.bytes);
+            }
+        } else {
+            snprintf(why, whylen, "rank 0 of the window could not make its shared memory");
+        }
+    }
+    int all = st;
+    if (w->size > 1)
+        rc = dmpi_coll_allreduce(&st, &all, 1, dmpi_dt_builtin(MPI_INT),
+                                 dmpi_op_builtin(MPI_MAX), w->comm);
+    if (w->rank == 0 && m.status == MPI_SUCCESS) shm_unlink(m.name);
+    if (rc == MPI_SUCCESS && all != MPI_SUCCESS && st == MPI_SUCCESS)
+        snprintf(why, whylen, "another rank could not map the window's shared memory");
+    if ((rc != MPI_SUCCESS || all != MPI_SUCCESS) && w->seg) {
+        munmap(w->seg, w->seg_bytes);
+        w->seg = NULL;
+    }
+    return rc != MPI_SUCCESS ? rc : all;
+}
+
+static void destroy(dmpi_win *w)
+{
+    if (!w) return;
+    if (w->seg) munmap(w->seg, w->seg_bytes);
+    if (w->comm) dmpi_comm_release(w->comm);
+    free(w->tgt);
+    w->magic = DMPI_MAGIC_FREED;
+    free(w);
+}
+
+/* The allgathered records: anyone out of memory, or CMA needed where the
+ * system forbids it? The same verdict on every rank. */
+static int check_records(const rank_rec *recs, int n, int flavor, char *why, size_t whylen)
+{
+    bool cma_needed = false;
+    for (int i = 0; i < n; i++) {
+        if (recs[i].status != MPI_SUCCESS) {
+            snprintf(why, whylen, "rank %d of the window ran out of memory", i);
+            return recs[i].status;
+        }
+        if (flavor == MPI_WIN_FLAVOR_DYNAMIC ||
+            (flavor == MPI_WIN_FLAVOR_CREATE && recs[i].size > 0 && !in_heap(&recs[i])))
+            cma_needed = true;
+    }
+    if (n > 1 && cma_needed && !dmpi_shm.cma_ok) {
+        snprintf(why, whylen, "windows on memory the user allocated need single-copy access "
+                              "between processes (process_vm_readv), which this system does "
+                              "not allow; use MPI_Win_allocate or memory from MPI_Alloc_mem");
+        return MPI_ERR_UNSUPPORTED_OPERATION;
+    }
+    return MPI_SUCCESS;
+}
+
+int dmpi_win_create(dmpi_comm *comm, int flavor, void *base, MPI_Aint size,
+                    MPI_Aint disp_unit, dmpi_info *info, void **baseptr, dmpi_win **out,
+                    char *why, size_t whylen)
+{
+    *out = NULL;
+    dmpi_comm *wc = NULL;
+    int rc = dmpi_comm_dup(comm, &wc);
+    if (rc != MPI_SUCCESS) {
+        snprintf(why, whylen, "cannot duplicate the communicator");
+        return rc;
+    }
+    int n = wc->size;
+    rank_rec *recs = calloc((size_t)n, sizeof *recs);
+    size_t *off = calloc((size_t)n, sizeof *off);
+    if (!recs || !off)
+        dmpi_abort_job(1, "dmpi: rank %d: out of memory creating a window", dmpi_rt.world_rank);
+    dmpi_win *w = calloc(1, sizeof *w);
+    dmpi_win_target *tgt = w ? calloc((size_t)n, sizeof *tgt) : NULL;
+    dmpi_win_hints hints;
+    dmpi_win_hints_parse(&hints, info, true);
+    rank_rec mine = {size, disp_unit, 0, (uint64_t)(uintptr_t)base, dmpi_rt.world_rank,
+                     tgt ? MPI_SUCCESS : MPI_ERR_NO_MEM};
+    mine.align = my_align(flavor, size, info, hints.alloc_shared_noncontig);
+    dmpi_datatype *byte = dmpi_coll_byte();
+    rc = dmpi_coll_allgather(&mine, sizeof mine, byte, recs, sizeof mine, byte, wc);
+    if (rc == MPI_SUCCESS) rc = check_records(recs, n, flavor, why, whylen);
+    if (rc != MPI_SUCCESS) {
+        free(tgt);
+        free(w);
+        dmpi_comm_release(wc);
+        free(recs);
+        free(off);
+        return rc;
+    }
+    w->magic = DMPI_MAGIC_WIN;
+    w->flavor = flavor;
+    w->comm = wc;
+    w->rank = wc->rank;
+    w->size = n;
+    w->tgt = tgt;
+    w->hints = hints;
+    w->errh = &dmpi_errh_fatal;
+    unsigned max_attach = 0;
+    if (flavor == MPI_WIN_FLAVOR_DYNAMIC) {
+        long m = dmpi_env_long("DMPI_RMA_MAX_ATTACH", 256);
+        max_attach = (unsigned)(m < 1 ? 1 : m > 65536 ? 65536 : m);
+    }
+    size_t ctl = dmpi_win_ctl_bytes(n, max_attach);
+    size_t total = place(recs, n, flavor, hints.alloc_shared_noncontig, ctl, off);
+    rc = make_segment(w, total, max_attach, why, whylen);
+    if (rc != MPI_SUCCESS) {
+        destroy(w);
+        free(recs);
+        free(off);
+        return rc;
+    }
+    setup_targets(w, recs, off);
+    free(recs);
+    free(off);
+    if (flavor == MPI_WIN_FLAVOR_ALLOCATE || flavor == MPI_WIN_FLAVOR_SHARED) {
+        w->base = (void *)w->tgt[w->rank].base;
+        *baseptr = w->base;
+    } else {
+        w->base = flavor == MPI_WIN_FLAVOR_DYNAMIC ? MPI_BOTTOM : base;
+    }
+    w->bytes = flavor == MPI_WIN_FLAVOR_DYNAMIC ? 0 : size;
+    w->disp_unit = flavor == MPI_WIN_FLAVOR_DYNAMIC ? 1 : disp_unit;
+    w->attr_size = w->bytes;
+    w->attr_disp_unit = (int)w->disp_unit;
+    w->attr_flavor = flavor;
+    w->attr_model = MPI_WIN_UNIFIED;
+    *out = w;
+    return MPI_SUCCESS;
+}
+
+int dmpi_win_free(dmpi_win *w)
+{
+    dmpi_win_barrier(w); /* nobody touches anyone's memory any more */
+    dmpi_handle_forget((uintptr_t)(void *)w);
+    destroy(w);
+    return MPI_SUCCESS;
+}
+
+/* ------------------------------------------------------- dynamic windows
+ * Each rank's attach table sits in the control block under a seqlock, so
+ * an origin checks a target's attached memory without asking it. */
+static dmpi_win_region *table(dmpi_win *w, int t) { return &w->attach[(size_t)t * w->max_attach]; }
+
+static void seq_bump(dmpi_win_ctl_rank *cr)
+{
+    atomic_fetch_add_explicit(&cr->attach_seq, 1, memory_order_acq_rel);
+    atomic_thread_fence(memory_order_seq_cst);
+}
+
+int dmpi_win_attach(dmpi_win *w, void *base, MPI_Aint size, const char **why)
+{
+    dmpi_win_ctl_rank *cr = &w->ctl_rank[w->rank];
+    dmpi_win_region *r = table(w, w->rank);
+    uint32_t n = atomic_load_explicit(&cr->nattach, memory_order_relaxed);
+    uint64_t lo = (uint64_t)(uintptr_t)base, hi = lo + (uint64_t)size;
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t b = atomic_load_explicit(&r[i].base, memory_order_relaxed);
+        uint64_t e = b + atomic_load_explicit(&r[i].len, memory_order_relaxed);
+        if (lo < e && b < hi) {
+            *why = "the memory overlaps memory already attached to the window";
+            return MPI_ERR_RMA_ATTACH;
+        }
+    }
+    if (n >= w->max_attach) {
+        *why = "too many regions attached to the window (raise DMPI_RMA_MAX_ATTACH)";
+        return MPI_ERR_RMA_ATTACH;
+    }
+    seq_bump(cr);
+    atomic_store_explicit(&r[n].base, lo, memory_order_relaxed);
+    atomic_store_explicit(&r[n].len, (uint64_t)size, memory_order_relaxed);
+    atomic_store_explicit(&cr->nattach, n + 1, memory_order_relaxed);
+    seq_bump(cr);
+    return MPI_SUCCESS;
+}
+
+int dmpi_win_detach(dmpi_win *w, const void *base)
+{
+    dmpi_win_ctl_rank *cr = &w->ctl_rank[w->rank];
+    dmpi_win_region *r = table(w, w->rank);
+    uint32_t n = atomic_load_explicit(&cr->nattach, memory_order_relaxed);
+    for (uint32_t i = 0; i < n; i++) {
+        if (atomic_load_explicit(&r[i].base, memory_order_relaxed) != (uint64_t)(uintptr_t)base)
+            continue;
+        seq_bump(cr);
+        atomic_store_explicit(&r[i].base,
+                              atomic_load_explicit(&r[n - 1].base, memory_order_relaxed),
+                              memory_order_relaxed);
+        atomic_store_explicit(&r[i].len, atomic_load_explicit(&r[n - 1].len, memory_order_relaxed),
+                              memory_order_relaxed);
+        atomic_store_explicit(&cr->nattach, n - 1, memory_order_relaxed);
+        seq_bump(cr);
+        return MPI_SUCCESS;
+    }
+    return MPI_ERR_RMA_ATTACH;
+}
+
+bool dmpi_win_dyn_contains(dmpi_win *w, int t, uintptr_t lo, uintptr_t hi)
+{
+    dmpi_win_ctl_rank *cr = &w->ctl_rank[t];
+    dmpi_win_region *r = table(w, t);
+    unsigned spins = 0;
+    for (;;) {
+        uint32_t s1 = atomic_load_explicit(&cr->attach_seq, memory_order_acquire);
+        if (s1 & 1) {
+            dmpi_rma_backoff(&spins);
+            continue;
+        }
+        uint32_t n = atomic_load_explicit(&cr->nattach, memory_order_relaxed);
+        if (n > w->max_attach) n = w->max_attach;
+        bool found = false;
+        for (uint32_t i = 0; i < n && !found; i++) {
+            uint64_t b = atomic_load_explicit(&r[i].base, memory_order_relaxed);
+            uint64_t e = b + atomic_load_explicit(&r[i].len, memory_order_relaxed);
+            found = b <= lo && hi <= e;
+        }
+        atomic_thread_fence(memory_order_acquire);
+        if (atomic_load_explicit(&cr->attach_seq, memory_order_relaxed) == s1) return found;
+    }
+}
+
+/* ----------------------------------------------- hooks of core/attr.h */
+void **dmpi_win_attr_slot(MPI_Win h)
+{
+    dmpi_win *w = dmpi_win_get(h);
+    return w ? &w->attrs : NULL;
+}
+
+bool dmpi_win_attr_predefined(MPI_Win h, int keyval, void **value)
+{
+    dmpi_win *w = dmpi_win_get(h);
+    if (!w) return false;
+    switch (keyval) {
+    case MPI_WIN_BASE: *value = w->base; return true;
+    case MPI_WIN_SIZE: *value = &w->attr_size; return true;
+    case MPI_WIN_DISP_UNIT: *value = &w->attr_disp_unit; return true;
+    case MPI_WIN_CREATE_FLAVOR: *value = &w->attr_flavor; return true;
+    case MPI_WIN_MODEL: *value = &w->attr_model; return true;
+    default: return false;
+    }
+}

@@ -1,0 +1,161 @@
+#!/bin/bash
+# Build-system integration: a user's project finds and uses dmpi.
+#  1. examples/cmake (find_package(MPI), ctest under dmpi's mpiexec) with
+#     MPI_C_COMPILER=<build>/bin/mpicc, and again with MPI_HOME=<build>;
+#  2. a program built with `cc $(pkg-config --cflags --libs mpi)` (and
+#     dmpi) from <build>/lib/pkgconfig runs without LD_LIBRARY_PATH;
+#  3. mpicc / mpicxx: -show and -showme:* forms, MPICC_CC override, rpath;
+#  4. a `cmake --install` into a temporary prefix that is then moved: its
+#     mpicc, mpi.pc and dmpi-info still work, and the example builds
+#     against it through MPI_HOME.
+# Usage: tests/integration/test_cmake_pkgconfig.sh <dmpi-build-dir>
+# Exit 0 passed, 1 failed, 77 skipped (no cmake, pkg-config or C compiler).
+set -u
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+build=$(cd "${1:-$repo/build}" 2>/dev/null && pwd) || { echo "no build directory ${1:-}"; exit 1; }
+for tool in cmake ctest pkg-config cc; do
+    command -v $tool >/dev/null 2>&1 || { echo "test_cmake_pkgconfig: SKIP: $tool not found"; exit 77; }
+done
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/dmpi-integ.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+pass() { echo "PASS $*"; }
+fail() { echo "FAIL $*"; fails=$((fails + 1)); }
+# run NAME CMD...: runs CMD quietly, shows its output if it fails
+run() {
+    local name=$1
+    shift
+    if "$@" >"$tmp/out" 2>&1; then
+        pass "$name"
+    else
+        fail "$name (exit status $?): $*"
+        tail -n 20 "$tmp/out" | sed 's/^/    | /'
+        return 1
+    fi
+}
+unset LD_LIBRARY_PATH MPI_HOME MPICC_CC MPICC_CFLAGS MPICC_LDFLAGS
+
+# ------------------------------------------------- 1. CMake find_package
+example() { # NAME BUILDDIR CMAKE-ARGS...
+    local name=$1 dir=$2
+    shift 2
+    run "cmake example ($name): configure" cmake -S "$repo/examples/cmake" -B "$dir" "$@" &&
+        run "cmake example ($name): build" cmake --build "$dir" &&
+        run "cmake example ($name): ctest" ctest --test-dir "$dir" --output-on-failure --timeout 60 &&
+        if "$build/bin/mpiexec" -n 1 "$dir/ring" 2>&1 | grep -q "(dmpi "; then
+            pass "cmake example ($name): the program ran on dmpi's library"
+        else
+            fail "cmake example ($name): the program did not report dmpi's library"
+        fi
+}
+example "MPI_C_COMPILER" "$tmp/ex-cc" -DMPI_C_COMPILER="$build/bin/mpicc" \
+    -DMPIEXEC_EXECUTABLE="$build/bin/mpiexec"
+example "MPI_HOME" "$tmp/ex-home" -DMPI_HOME="$build"
+if grep -q "^MPIEXEC_EXECUTABLE:FILEPATH=$build/bin/mpiexec$" "$tmp/ex-home/CMakeCache.txt"; then
+    pass "find_package(MPI) with MPI_HOME picks dmpi's mpiexec"
+else
+    fail "find_package(MPI) with MPI_HOME picked $(grep '^MPIEXEC_EXECUTABLE:' "$tmp/ex-home/CMakeCache.txt")"
+fi
+
+# ------------------------------------------------------ 2. pkg-config
+for pc in mpi dmpi; do
+    flags=$(PKG_CONFIG_PATH=$build/lib/pkgconfig pkg-config --cflags --libs $pc 2>"$tmp/pcerr")
+    if [ -z "$flags" ]; then
+        fail "pkg-config $pc: $(cat "$tmp/pcerr")"
+        continue
+    fi
+    # shellcheck disable=SC2086 # flags are words
+    run "pkg-config $pc: build ($flags)" cc "$repo/examples/cmake/ring.c" -o "$tmp/ring-$pc" $flags &&
+        run "pkg-config $pc: run on 2 ranks without LD_LIBRARY_PATH" \
+            "$build/bin/mpiexec" -n 2 "$tmp/ring-$pc"
+done
+v=$(PKG_CONFIG_PATH=$build/lib/pkgconfig pkg-config --modversion mpi)
+[ -n "$v" ] && pass "pkg-config --modversion mpi: $v" || fail "pkg-config --modversion mpi"
+
+# --------------------------------------------------- 3. mpicc, mpicxx
+mpicc=$build/bin/mpicc
+check_eq() { # NAME GOT WANT
+    if [ "$2" = "$3" ]; then pass "$1"; else fail "$1: got '$2', want '$3'"; fi
+}
+check_eq "mpicc -showme:compile" "$("$mpicc" -showme:compile)" "-I$repo/include"
+check_eq "mpicc -showme:link" "$("$mpicc" -showme:link)" "-L$build -Wl,-rpath,$build -lmpi_abi"
+check_eq "mpicc -show -c x.c" "$(CC=gcc "$mpicc" -show -c x.c)" "gcc -I$repo/include -c x.c"
+check_eq "mpicc -showme x.c" "$(MPICC_CC=clang-ish "$mpicc" -showme x.c -o x)" \
+    "clang-ish -I$repo/include x.c -o x -L$build -Wl,-rpath,$build -lmpi_abi"
+check_eq "mpicc -compile_info" "$(MPICC_CC=cc "$mpicc" -compile_info)" "cc -I$repo/include"
+check_eq "mpicc -link_info" "$(MPICC_CC=cc "$mpicc" -link_info)" \
+    "cc -I$repo/include -L$build -Wl,-rpath,$build -lmpi_abi"
+check_eq "CC=mpicc does not loop" "$(CC=$mpicc "$mpicc" -show -c x.c)" "cc -I$repo/include -c x.c"
+check_eq "MPICC_CFLAGS" "$(MPICC_CC=cc MPICC_CFLAGS=-DX=1 "$mpicc" -show -c x.c)" \
+    "cc -I$repo/include -DX=1 -c x.c"
+check_eq "mpicc --version is the compiler's" "$(MPICC_CC=cc "$mpicc" --version 2>&1 | head -n 1)" \
+    "$(cc --version 2>&1 | head -n 1)"
+case $("$mpicc" -showme:version) in "mpicc (dmpi) "*) pass "mpicc -showme:version" ;;
+*) fail "mpicc -showme:version: $("$mpicc" -showme:version)" ;; esac
+run "mpicc builds and links (rpath, no LD_LIBRARY_PATH)" "$mpicc" "$repo/examples/cmake/ring.c" -o "$tmp/ring-mpicc" &&
+    run "mpicc-built program runs on 3 ranks" "$build/bin/mpiexec" -n 3 "$tmp/ring-mpicc"
+if command -v c++ >/dev/null 2>&1; then
+    cat >"$tmp/hello.cpp" <<'EOF'
+#include <mpi.h>
+#include <cstdio>
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank = -1, size = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    int sum = 0;
+    MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == 0) std::printf("c++: %s\n", sum == size * (size - 1) / 2 ? "OK" : "WRONG");
+    MPI_Finalize();
+    return 0;
+}
+EOF
+    check_eq "mpicxx -showme:compile" "$("$build/bin/mpicxx" -showme:compile)" "-I$repo/include"
+    check_eq "mpicxx default compiler" "$(env -u CXX "$build/bin/mpicxx" -show -c a.cpp)" \
+        "c++ -I$repo/include -c a.cpp"
+    run "mpicxx builds a C++ program" "$build/bin/mpicxx" -Wall -Wextra -Werror "$tmp/hello.cpp" -o "$tmp/hello" &&
+        run "mpicxx-built program runs on 2 ranks" "$build/bin/mpiexec" -n 2 "$tmp/hello" &&
+        { grep -q "c++: OK" "$tmp/out" && pass "c++ program output" || fail "c++ program output: $(cat "$tmp/out")"; }
+else
+    echo "SKIP mpicxx checks: no c++ compiler"
+fi
+
+# ------------------------------------- 4. installed, then moved, tree
+if [ -f "$build/cmake_install.cmake" ]; then
+    if run "cmake --install into a temporary prefix" cmake --install "$build" --prefix "$tmp/inst"; then
+        mv "$tmp/inst" "$tmp/moved" # the tree must work wherever it lands
+        p=$tmp/moved
+        for f in bin/mpicc bin/mpicxx bin/mpiexec bin/dmpi-info include/mpi.h lib/libmpi_abi.so.1 \
+            lib/pkgconfig/mpi.pc lib/pkgconfig/dmpi.pc share/dmpi/environment.md; do
+            [ -e "$p/$f" ] || fail "installed tree lacks $f"
+        done
+        check_eq "installed mpicc -showme:compile" "$("$p/bin/mpicc" -showme:compile)" "-I$p/include"
+        run "installed mpicc builds" "$p/bin/mpicc" "$repo/examples/cmake/ring.c" -o "$tmp/ring-inst" &&
+            run "installed mpiexec runs it on 2 ranks" "$p/bin/mpiexec" -n 2 "$tmp/ring-inst"
+        flags=$(PKG_CONFIG_PATH=$p/lib/pkgconfig pkg-config --cflags --libs mpi)
+        # shellcheck disable=SC2086
+        run "installed mpi.pc builds ($flags)" cc "$repo/examples/cmake/ring.c" -o "$tmp/ring-pc-inst" $flags &&
+            run "installed mpi.pc program runs" "$p/bin/mpiexec" -n 2 "$tmp/ring-pc-inst"
+        run "installed dmpi-info" "$p/bin/dmpi-info" &&
+            { grep -q "DMPI_EAGER_MAX" "$tmp/out" && grep -q "$p/lib/libmpi_abi.so.1" "$tmp/out" &&
+                pass "installed dmpi-info lists variables and the moved library" ||
+                fail "installed dmpi-info output: $(head -n 30 "$tmp/out")"; }
+        example "installed, MPI_HOME" "$tmp/ex-inst" -DMPI_HOME="$p"
+    fi
+else
+    echo "SKIP install checks: $build/cmake_install.cmake missing"
+fi
+
+# --------------------------------------------------------- dmpi-info
+run "dmpi-info --version" "$build/bin/dmpi-info" --version &&
+    { grep -q "^dmpi [0-9]" "$tmp/out" && pass "dmpi-info version line" || fail "dmpi-info --version: $(cat "$tmp/out")"; }
+DMPI_EAGER_MAX=4k DMPI_NO_SUCH_KNOB=1 "$build/bin/dmpi-info" --env >"$tmp/out" 2>&1
+if grep -Eq "^  DMPI_EAGER_MAX +4k " "$tmp/out" && grep -q "DMPI_NO_SUCH_KNOB .*UNKNOWN" "$tmp/out"; then
+    pass "dmpi-info --env shows current values and flags unknown DMPI_* variables"
+else
+    fail "dmpi-info --env:"; sed 's/^/    | /' "$tmp/out"
+fi
+
+echo "test_cmake_pkgconfig: $fails failed"
+[ $fails -eq 0 ]
