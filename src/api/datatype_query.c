@@ -71,6 +71,10 @@ EXTENT(Type_get_true_extent_x, MPI_Count, true_lb, true_extent)
 int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
 {
     const char *fn = "MPI_Type_get_name";
+    if (datatype == MPI_DATATYPE_NULL && type_name && resultlen) { /* MPI 4.1 allows it */
+        *resultlen = snprintf(type_name, MPI_MAX_OBJECT_NAME, "MPI_DATATYPE_NULL");
+        return MPI_SUCCESS;
+    }
     GET(dt, datatype);
     NONNULL(type_name);
     NONNULL(resultlen);

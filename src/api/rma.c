@@ -300,8 +300,25 @@ int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype d
     DMPI_GET_WIN(w, win, FN);
     dmpi_datatype *dt = dmpi_dt_get(datatype);
     DMPI_WCHECK(w, dt && dt->builtin, MPI_ERR_TYPE, FN, "the datatype must be predefined");
-    return acc_common(origin_addr, 1, datatype, result_addr, 1, datatype, true, target_rank,
-                      target_disp, 1, datatype, op, win, NULL, false, FN);
+    dmpi_op *o = dmpi_op_get(op);
+    DMPI_WCHECK(w, o, MPI_ERR_OP, FN, "invalid operation");
+    DMPI_WCHECK(w, result_addr && (origin_addr || op == MPI_NO_OP), MPI_ERR_BUFFER, FN,
+                "NULL buffer");
+    bool skip;
+    int rc = check_rank(w, target_rank, FN, &skip);
+    if (rc != MPI_SUCCESS || skip) return rc;
+    char why[256];
+    why[0] = '\0';
+    const char *cwhy = NULL;
+    dmpi_lock();
+    rc = check_epoch(w, target_rank, false, &cwhy);
+    if (rc == MPI_SUCCESS)
+        rc = dmpi_rma_fop(w, origin_addr, result_addr, dt, target_rank, target_disp, o, why,
+                          sizeof why);
+    dmpi_unlock();
+    if (rc != MPI_SUCCESS)
+        return dmpi_win_err(w, rc, FN, "%s", cwhy ? cwhy : why[0] ? why : "the access failed");
+    return MPI_SUCCESS;
 }
 DMPI_ALIAS(Fetch_and_op)
 

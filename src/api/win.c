@@ -271,6 +271,10 @@ int PMPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen)
 {
     static const char *const FN = "MPI_Win_get_name";
     DMPI_CHECK_INIT(FN);
+    if (win == MPI_WIN_NULL && win_name && resultlen) { /* MPI 4.1 allows it */
+        *resultlen = snprintf(win_name, MPI_MAX_OBJECT_NAME, "MPI_WIN_NULL");
+        return MPI_SUCCESS;
+    }
     dmpi_win *w;
     DMPI_GET_WIN(w, win, FN);
     DMPI_WCHECK(w, win_name && resultlen, MPI_ERR_ARG, FN, "NULL argument");

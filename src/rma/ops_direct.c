@@ -33,7 +33,7 @@ static int direct_get(dmpi_win *w, int t, uintptr_t taddr, MPI_Count tcount, dmp
 enum { K_RAW, K_I32, K_U32, K_I64, K_U64, K_F32, K_F64 };
 enum { O_OTHER, O_SUM, O_PROD, O_MIN, O_MAX, O_BAND, O_BOR, O_BXOR, O_REPLACE, O_NO_OP };
 
-static int type_kind(const dmpi_datatype *bdt)
+static int type_kind_of(const dmpi_datatype *bdt)
 {
     MPI_Datatype h = bdt->handle;
     if (h == MPI_INT || h == MPI_INT32_T || h == MPI_INTEGER || h == MPI_INTEGER4) return K_I32;
@@ -45,6 +45,20 @@ static int type_kind(const dmpi_datatype *bdt)
     if (h == MPI_FLOAT || h == MPI_REAL || h == MPI_REAL4) return K_F32;
     if (h == MPI_DOUBLE || h == MPI_DOUBLE_PRECISION || h == MPI_REAL8) return K_F64;
     return K_RAW;
+}
+
+/* The answer for the type seen last is kept (predefined types only). */
+static int type_kind(const dmpi_datatype *bdt)
+{
+    static const dmpi_datatype *last;
+    static int last_kind;
+    if (bdt == last) return last_kind;
+    int k = type_kind_of(bdt);
+    if (bdt->builtin) {
+        last_kind = k;
+        last = bdt;
+    }
+    return k;
 }
 
 static int op_kind(const dmpi_op *op)

@@ -216,6 +216,10 @@ int dmpi_rma_get(dmpi_win *w, dmpi_rma_buf o, int t, MPI_Aint disp, dmpi_rma_buf
  * MPI_NO_OP. */
 int dmpi_rma_acc(dmpi_win *w, dmpi_rma_buf o, const dmpi_rma_buf *result, int t, MPI_Aint disp,
                  dmpi_rma_buf tg, dmpi_op *op, char *why, size_t whylen);
+/* Fetch_and_op: one element of the predefined type dt (origin NULL for
+ * MPI_NO_OP); the short path of dmpi_rma_acc. */
+int dmpi_rma_fop(dmpi_win *w, const void *origin, void *result, dmpi_datatype *dt, int t,
+                 MPI_Aint disp, dmpi_op *op, char *why, size_t whylen);
 int dmpi_rma_cas(dmpi_win *w, const void *value, const void *compare, void *result,
                  dmpi_datatype *dt, int t, MPI_Aint disp, char *why, size_t whylen);
 /* The predefined type an accumulate works element by element on, or NULL

@@ -185,12 +185,15 @@ int dmpi_rma_acc(dmpi_win *w, dmpi_rma_buf o, const dmpi_rma_buf *res, int t, MP
         snprintf(why, whylen, "the target datatype mixes basic types");
         return MPI_ERR_TYPE;
     }
-    if (!op_ok(op, bdt)) {
+    /* An empty accumulate moves nothing: any op/type pair is fine (as
+     * MPICH and mpi4py expect). */
+    bool empty = tg.count == 0 || tg.dt->size == 0;
+    if (!empty && !op_ok(op, bdt)) {
         snprintf(why, whylen, "%s is not defined on %s", dmpi_op_name(op), type_name(bdt));
         return MPI_ERR_OP;
     }
     int rc = MPI_SUCCESS;
-    if (!noop) {
+    if (!noop && !empty) {
         rc = check_basic(o, bdt, "origin", why, whylen);
         if (rc == MPI_SUCCESS) rc = same_size(o, tg, "origin", why, whylen);
     }
@@ -223,6 +226,29 @@ int dmpi_rma_acc(dmpi_win *w, dmpi_rma_buf o, const dmpi_rma_buf *res, int t, MP
     free(ralloc);
     if (rc == MPI_ERR_OP)
         snprintf(why, whylen, "%s is not defined on %s", dmpi_op_name(op), type_name(bdt));
+    return rc;
+}
+
+int dmpi_rma_fop(dmpi_win *w, const void *origin, void *result, dmpi_datatype *dt, int t,
+                 MPI_Aint disp, dmpi_op *op, char *why, size_t whylen)
+{
+    if (!op->builtin || !op_ok(op, dt)) {
+        snprintf(why, whylen, "%s is not defined on %s", dmpi_op_name(op), type_name(dt));
+        return MPI_ERR_OP;
+    }
+    uintptr_t addr;
+    MPI_Aint lo, hi;
+    int rc = locate(w, t, disp, 1, dt, &addr, &lo, &hi, why, whylen);
+    if (rc != MPI_SUCCESS) return rc;
+    if (op->handle == MPI_NO_OP) origin = NULL;
+    const dmpi_win_target *tt = &w->tgt[t];
+    rc = DMPI_RMA_NOT_NATIVE;
+    if (tt->mapped && tt->ops->atomic)
+        rc = tt->ops->atomic(w, t, addr, 1, dt, dt, op, origin, result);
+    if (rc == DMPI_RMA_NOT_NATIVE) {
+        dmpi_rma_buf tg = {NULL, 1, dt};
+        rc = locked_acc(w, t, addr, lo, hi, tg, dt, 1, op, origin, result);
+    }
     return rc;
 }
 
