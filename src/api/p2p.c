@@ -74,6 +74,11 @@ static int send_common(const char *fn, const void *buf, MPI_Count count, MPI_Dat
         return MPI_SUCCESS;
     }
     dmpi_lock();
+    if (!req && mode != DMPI_MODE_SYNC &&
+        dmpi_send_immediate(buf, count, dt, dest, tag, c, DMPI_CTX_P2P)) {
+        dmpi_unlock();
+        return MPI_SUCCESS;
+    }
     dmpi_request *r;
     rc = dmpi_isend(buf, count, dt, dest, tag, c, DMPI_CTX_P2P, mode, &r);
     if (rc == MPI_SUCCESS) {

@@ -118,6 +118,8 @@ bool dmpi_offer_take(dmpi_request *r, int world_peer);
 
 /* send side */
 void dmpi_send_start(dmpi_request *r);
+bool dmpi_send_immediate(const void *buf, MPI_Count count, dmpi_datatype *dt, int dest, int tag,
+                         dmpi_comm *comm, int ctx_kind);
 void dmpi_tx_push(int peer);
 void dmpi_tx_ctl(int peer, uint8_t type, uint64_t cookie);
 void dmpi_send_reply(dmpi_request *sreq, int what);  /* ACK/DONE arrived */

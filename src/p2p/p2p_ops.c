@@ -78,6 +78,7 @@ int dmpi_waitall(int n, dmpi_request **reqs)
 int dmpi_send(const void *buf, MPI_Count count, dmpi_datatype *dt, int dest, int tag,
               dmpi_comm *comm, int ctx_kind)
 {
+    if (dmpi_send_immediate(buf, count, dt, dest, tag, comm, ctx_kind)) return MPI_SUCCESS;
     dmpi_request *r;
     int rc = dmpi_isend(buf, count, dt, dest, tag, comm, ctx_kind, DMPI_MODE_STD, &r);
     return rc != MPI_SUCCESS ? rc : dmpi_wait(r, NULL);

@@ -255,3 +255,35 @@ dmpi_request *dmpi_p2p_take_rts(int peer, uint64_t cookie)
     }
     return NULL;
 }
+
+/* The immediate path of a blocking standard-mode send: a small contiguous
+ * message to a peer with nothing queued goes straight into the ring as one
+ * packet, with no request at all. Returns false when the general path must
+ * be taken (then nothing was sent). */
+bool dmpi_send_immediate(const void *buf, MPI_Count count, dmpi_datatype *dt, int dest, int tag,
+                         dmpi_comm *comm, int ctx_kind)
+{
+    if (dest < 0 || !dt->contiguous) return false;
+    uint64_t bytes = (uint64_t)(count * dt->size);
+    if (bytes > dmpi_p2p.frag_max || bytes > dmpi_p2p.eager_max) return false;
+    const dmpi_group *g = comm->remote_group ? comm->remote_group : comm->group;
+    int w = g->world[dest];
+    if (w == dmpi_p2p.me) return false;
+    dmpi_tx_peer *tx = &dmpi_p2p.tx[w];
+    if (tx->head || tx->ctl_head) return false;
+    dmpi_ring *ring = &dmpi_shm.out[w];
+    uint32_t cells = dmpi_pkt_cells(bytes);
+    dmpi_pkt *p = dmpi_ring_reserve(ring, cells);
+    if (!p) return false;
+    p->type = DMPI_PKT_EAGER;
+    p->flags = 0;
+    p->seq = tx->next_seq++;
+    p->ctx = comm->context_id + (uint32_t)ctx_kind;
+    p->tag = tag;
+    p->src = comm->rank;
+    p->len = bytes;
+    p->cookie = 0;
+    dmpi_ring_write_payload(ring, p, (const char *)buf + dt->true_lb, bytes);
+    dmpi_ring_publish(ring, p, cells);
+    return true;
+}
