@@ -44,6 +44,7 @@ int PMPI_Finalize(void)
     DMPI_CHECK_INIT(FN);
     dmpi_lock();
     dmpi_attr_finalize(); /* MPI_COMM_SELF's delete callbacks run first */
+    dmpi_bsend_finalize();
     dmpi_runtime_finalize();
     dmpi_unlock();
     return MPI_SUCCESS;

@@ -85,6 +85,7 @@ void dmpi_comm_retain(dmpi_comm *c)
 void dmpi_comm_release(dmpi_comm *c)
 {
     if (c->builtin || --c->refcount > 0) return;
+    dmpi_bsend_comm_gone(c);
     dmpi_topo_release(c);
     comm_impl *ci = (comm_impl *)c;
     if (ci->ext.local) dmpi_comm_release(ci->ext.local);

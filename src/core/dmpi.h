@@ -93,6 +93,10 @@ extern dmpi_comm dmpi_comm_world_obj, dmpi_comm_self_obj;
 dmpi_comm *dmpi_comm_new(dmpi_group *g, uint32_t context_id);
 void dmpi_comm_release(dmpi_comm *c);
 void dmpi_comm_retain(dmpi_comm *c);
+/* Buffered sends (p2p/bsend.c): forget a dying communicator's buffer;
+ * deliver every buffered message (at MPI_Finalize). */
+void dmpi_bsend_comm_gone(const dmpi_comm *c);
+void dmpi_bsend_finalize(void);
 void dmpi_errhandler_retain(dmpi_errhandler *e);
 void dmpi_errhandler_release(dmpi_errhandler *e);
 static inline int dmpi_comm_world_rank(const dmpi_comm *c, int r) { return c->group->world[r]; }

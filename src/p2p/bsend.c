@@ -1,9 +1,12 @@
-/* Buffered sends: MPI_Buffer_attach/detach/flush and the copy of a
- * buffered message into the attached buffer. Each message takes its packed
- * size plus a fixed overhead (at most MPI_BSEND_OVERHEAD) from the buffer,
- * found first-fit among the gaps between the messages still in flight; the
- * space returns when the internal send completes. With
- * MPI_BUFFER_AUTOMATIC, messages are copied into malloc'ed memory. */
+/* Buffered sends: the process's buffer (MPI_Buffer_attach/detach/flush/
+ * iflush) and MPI 4.1 per-communicator buffers (MPI_Comm_attach_buffer
+ * and friends; a communicator's buffer takes precedence over the
+ * process's). Each message takes its packed size plus a fixed overhead (at
+ * most MPI_BSEND_OVERHEAD) from the buffer, found first-fit among the gaps
+ * between the messages still in flight; the space returns when the
+ * internal send completes. With MPI_BUFFER_AUTOMATIC, messages are copied
+ * into malloc'ed memory. Sessions do not exist yet, so the session forms
+ * report MPI_ERR_SESSION. */
 #include "api/api.h"
 #include "p2p/p2p.h"
 
@@ -19,19 +22,43 @@ typedef struct bblock {
     void *heap;            /* automatic mode: malloc'ed copy */
 } bblock;
 
-static struct {
+typedef struct bbuf {
     char *base;
     size_t size;
     bool attached, automatic;
     bblock *inflight;      /* sorted by offset */
-} bb;
+} bbuf;
+
+/* The process's buffer, and the communicators' buffers by communicator. */
+typedef struct comm_bbuf {
+    struct comm_bbuf *next;
+    const dmpi_comm *comm;
+    bbuf b;
+} comm_bbuf;
+
+static bbuf process_buf;
+static comm_bbuf *comm_bufs;
 
 static size_t align8(size_t v) { return (v + 7) & ~(size_t)7; }
 
-/* Releases the space of completed sends. */
-static void reap(void)
+static comm_bbuf *comm_entry(const dmpi_comm *c)
 {
-    for (bblock **pp = &bb.inflight; *pp;) {
+    for (comm_bbuf *e = comm_bufs; e; e = e->next)
+        if (e->comm == c) return e;
+    return NULL;
+}
+
+/* The buffer a buffered send on c uses. */
+static bbuf *buffer_for(const dmpi_comm *c)
+{
+    comm_bbuf *e = comm_entry(c);
+    return e && e->b.attached ? &e->b : &process_buf;
+}
+
+/* Releases the space of completed sends; true when nothing is in flight. */
+static bool reap(bbuf *bb)
+{
+    for (bblock **pp = &bb->inflight; *pp;) {
         bblock *b = *pp;
         if (atomic_load(&b->send->complete)) {
             dmpi_request_free(b->send);
@@ -42,17 +69,18 @@ static void reap(void)
             pp = &b->next;
         }
     }
+    return bb->inflight == NULL;
 }
 
-static bool find_gap(size_t need, size_t *off, bblock ***insert_at)
+static bool find_gap(bbuf *bb, size_t need, size_t *off, bblock ***insert_at)
 {
     size_t pos = 0;
-    bblock **pp = &bb.inflight;
+    bblock **pp = &bb->inflight;
     for (; *pp; pp = &(*pp)->next) {
         if ((*pp)->off - pos >= need) break;
         pos = (*pp)->off + (*pp)->len;
     }
-    if (!*pp && bb.size - pos < need) return false;
+    if (!*pp && bb->size - pos < need) return false;
     *off = pos;
     *insert_at = pp;
     return true;
@@ -62,16 +90,17 @@ int dmpi_bsend_copy(const void *buf, MPI_Count count, dmpi_datatype *dt, int des
                     dmpi_comm *c, const char *fn)
 {
     if (dest == MPI_PROC_NULL) return MPI_SUCCESS;
-    if (!bb.attached)
+    bbuf *bb = buffer_for(c);
+    if (!bb->attached)
         return dmpi_error(c, MPI_ERR_BUFFER, fn, "no buffer attached for a buffered send");
-    reap();
+    reap(bb);
     size_t bytes = (size_t)(count * dt->size);
     size_t need = align8(bytes) + BSEND_OVERHEAD;
     bblock *b = calloc(1, sizeof *b);
     if (!b) return dmpi_error(c, MPI_ERR_NO_MEM, fn, "out of memory");
     char *copy;
-    bblock **at = &bb.inflight;
-    if (bb.automatic) {
+    bblock **at = &bb->inflight;
+    if (bb->automatic) {
         copy = b->heap = malloc(bytes ? bytes : 1);
         if (!copy) {
             free(b);
@@ -80,16 +109,16 @@ int dmpi_bsend_copy(const void *buf, MPI_Count count, dmpi_datatype *dt, int des
         while (*at) at = &(*at)->next;
     } else {
         size_t off;
-        if (!find_gap(need, &off, &at)) {
+        if (!find_gap(bb, need, &off, &at)) {
             free(b);
             return dmpi_error(c, MPI_ERR_BUFFER, fn,
                               "attached buffer (%zu bytes) too small for this %zu-byte message "
                               "and those in flight",
-                              bb.size, bytes);
+                              bb->size, bytes);
         }
         b->off = off;
         b->len = need;
-        copy = bb.base + off;
+        copy = bb->base + off;
     }
     dmpi_dt_pack(buf, count, dt, 0, copy, (MPI_Count)bytes);
     int rc = dmpi_isend(copy, (MPI_Count)bytes, dmpi_dt_builtin(MPI_BYTE), dest, tag, c,
@@ -104,62 +133,91 @@ int dmpi_bsend_copy(const void *buf, MPI_Count count, dmpi_datatype *dt, int des
     return MPI_SUCCESS;
 }
 
-/* Waits until every buffered message has left the buffer. */
-static void flush_all(void)
+/* Waits until every buffered message of bb has left the buffer. */
+static void flush_all(bbuf *bb)
 {
     unsigned idle = 0;
-    for (reap(); bb.inflight; reap()) {
+    while (!reap(bb)) {
         if (!dmpi_progress()) dmpi_progress_idle(&idle);
     }
 }
 
-static int attach(const char *fn, void *buffer, MPI_Count size)
+static int attach(bbuf *bb, dmpi_comm *c, const char *fn, void *buffer, MPI_Count size)
 {
-    DMPI_CHECK_INIT(fn);
-    if (bb.attached) return dmpi_error_noobj(MPI_ERR_BUFFER, fn, "a buffer is already attached");
+    if (bb->attached) return dmpi_error(c, MPI_ERR_BUFFER, fn, "a buffer is already attached");
     bool automatic = buffer == MPI_BUFFER_AUTOMATIC;
     if (!automatic && (size < 0 || (!buffer && size > 0)))
-        return dmpi_error_noobj(size < 0 ? MPI_ERR_COUNT : MPI_ERR_BUFFER, fn,
-                                "invalid buffer (%p, %lld bytes)", buffer, (long long)size);
-    dmpi_lock();
-    bb.base = automatic ? NULL : buffer;
-    bb.size = automatic ? 0 : (size_t)size;
-    bb.automatic = automatic;
-    bb.attached = true;
-    dmpi_unlock();
+        return dmpi_error(c, size < 0 ? MPI_ERR_COUNT : MPI_ERR_BUFFER, fn,
+                          "invalid buffer (%p, %lld bytes)", buffer, (long long)size);
+    bb->base = automatic ? NULL : buffer;
+    bb->size = automatic ? 0 : (size_t)size;
+    bb->automatic = automatic;
+    bb->attached = true;
     return MPI_SUCCESS;
 }
 
-static int detach(const char *fn, void *buffer_addr, MPI_Count *size)
+static int detach(bbuf *bb, dmpi_comm *c, const char *fn, void *buffer_addr, MPI_Count *size)
 {
-    DMPI_CHECK_INIT(fn);
-    if (!buffer_addr || !size) return dmpi_error_noobj(MPI_ERR_ARG, fn, "NULL argument");
-    if (!bb.attached) return dmpi_error_noobj(MPI_ERR_BUFFER, fn, "no buffer is attached");
-    dmpi_lock();
-    flush_all();
-    *(void **)buffer_addr = bb.automatic ? MPI_BUFFER_AUTOMATIC : bb.base;
-    *size = (MPI_Count)bb.size;
-    memset(&bb, 0, sizeof bb);
-    dmpi_unlock();
+    if (!buffer_addr || !size) return dmpi_error(c, MPI_ERR_ARG, fn, "NULL argument");
+    if (!bb->attached) return dmpi_error(c, MPI_ERR_BUFFER, fn, "no buffer is attached");
+    flush_all(bb);
+    *(void **)buffer_addr = bb->automatic ? MPI_BUFFER_AUTOMATIC : bb->base;
+    *size = (MPI_Count)bb->size;
+    memset(bb, 0, sizeof *bb);
     return MPI_SUCCESS;
 }
+
+/* A request completing when bb has no message in flight. */
+static int iflush_poll(dmpi_request *r)
+{
+    if (!reap(r->ext)) return 0;
+    dmpi_request_complete(r);
+    return 1;
+}
+
+static int iflush(bbuf *bb, MPI_Request *request, const char *fn)
+{
+    if (!request) return dmpi_error_noobj(MPI_ERR_ARG, fn, "request is NULL");
+    dmpi_request *r = dmpi_request_alloc(DMPI_REQ_COLL);
+    if (!r) return dmpi_error_noobj(MPI_ERR_NO_MEM, fn, "out of memory");
+    r->ext = bb;
+    r->poll = iflush_poll;
+    if (!iflush_poll(r)) dmpi_progress_register(r);
+    *request = dmpi_request_handle(r);
+    return MPI_SUCCESS;
+}
+
+/* Runs op on the process buffer under the lock. */
+#define ON_PROCESS(fn, call)         \
+    do {                             \
+        DMPI_CHECK_INIT(fn);         \
+        dmpi_lock();                 \
+        int rc_ = (call);            \
+        dmpi_unlock();               \
+        return rc_;                  \
+    } while (0)
 
 int PMPI_Buffer_attach(void *buffer, int size)
 {
-    return attach("MPI_Buffer_attach", buffer, size);
+    ON_PROCESS("MPI_Buffer_attach", attach(&process_buf, NULL, "MPI_Buffer_attach", buffer, size));
 }
 DMPI_ALIAS(Buffer_attach)
 
 int PMPI_Buffer_attach_c(void *buffer, MPI_Count size)
 {
-    return attach("MPI_Buffer_attach_c", buffer, size);
+    ON_PROCESS("MPI_Buffer_attach_c",
+               attach(&process_buf, NULL, "MPI_Buffer_attach_c", buffer, size));
 }
 DMPI_ALIAS(Buffer_attach_c)
 
 int PMPI_Buffer_detach(void *buffer_addr, int *size)
 {
     MPI_Count n = 0;
-    int rc = detach("MPI_Buffer_detach", buffer_addr, &n);
+    DMPI_CHECK_INIT("MPI_Buffer_detach");
+    if (!size) return dmpi_error_noobj(MPI_ERR_ARG, "MPI_Buffer_detach", "size is NULL");
+    dmpi_lock();
+    int rc = detach(&process_buf, NULL, "MPI_Buffer_detach", buffer_addr, &n);
+    dmpi_unlock();
     if (rc == MPI_SUCCESS) *size = (int)n;
     return rc;
 }
@@ -167,21 +225,118 @@ DMPI_ALIAS(Buffer_detach)
 
 int PMPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size)
 {
-    return detach("MPI_Buffer_detach_c", buffer_addr, size);
+    ON_PROCESS("MPI_Buffer_detach_c",
+               detach(&process_buf, NULL, "MPI_Buffer_detach_c", buffer_addr, size));
 }
 DMPI_ALIAS(Buffer_detach_c)
 
 int PMPI_Buffer_flush(void)
 {
-    DMPI_CHECK_INIT("MPI_Buffer_flush");
-    dmpi_lock();
-    flush_all();
-    dmpi_unlock();
-    return MPI_SUCCESS;
+    ON_PROCESS("MPI_Buffer_flush", (flush_all(&process_buf), MPI_SUCCESS));
 }
 DMPI_ALIAS(Buffer_flush)
 
+int PMPI_Buffer_iflush(MPI_Request *request)
+{
+    ON_PROCESS("MPI_Buffer_iflush", iflush(&process_buf, request, "MPI_Buffer_iflush"));
+}
+DMPI_ALIAS(Buffer_iflush)
+
+/* ------------------------------------------------ communicator buffers */
+
+/* The buffer record of communicator handle h (created on demand). */
+static int comm_buf(MPI_Comm h, const char *fn, dmpi_comm **cp, bbuf **bp)
+{
+    DMPI_CHECK_INIT(fn);
+    dmpi_comm *c;
+    DMPI_GET_COMM(c, h, fn);
+    comm_bbuf *e = comm_entry(c);
+    if (!e) {
+        e = calloc(1, sizeof *e);
+        if (!e) return dmpi_error(c, MPI_ERR_NO_MEM, fn, "out of memory");
+        e->comm = c;
+        e->next = comm_bufs;
+        comm_bufs = e;
+    }
+    *cp = c;
+    *bp = &e->b;
+    return MPI_SUCCESS;
+}
+
+#define ON_COMM(comm, fn, call)                          \
+    do {                                                 \
+        dmpi_comm *c;                                    \
+        bbuf *bb;                                        \
+        dmpi_lock();                                     \
+        int rc_ = comm_buf(comm, fn, &c, &bb);           \
+        if (rc_ == MPI_SUCCESS) rc_ = (call);            \
+        dmpi_unlock();                                   \
+        return rc_;                                      \
+    } while (0)
+
+int PMPI_Comm_attach_buffer(MPI_Comm comm, void *buffer, int size)
+{
+    ON_COMM(comm, "MPI_Comm_attach_buffer", attach(bb, c, "MPI_Comm_attach_buffer", buffer, size));
+}
+DMPI_ALIAS(Comm_attach_buffer)
+
+int PMPI_Comm_attach_buffer_c(MPI_Comm comm, void *buffer, MPI_Count size)
+{
+    ON_COMM(comm, "MPI_Comm_attach_buffer_c",
+            attach(bb, c, "MPI_Comm_attach_buffer_c", buffer, size));
+}
+DMPI_ALIAS(Comm_attach_buffer_c)
+
+int PMPI_Comm_detach_buffer(MPI_Comm comm, void *buffer_addr, int *size)
+{
+    MPI_Count n = 0;
+    if (!size) return dmpi_error_noobj(MPI_ERR_ARG, "MPI_Comm_detach_buffer", "size is NULL");
+    dmpi_comm *c;
+    bbuf *bb;
+    dmpi_lock();
+    int rc = comm_buf(comm, "MPI_Comm_detach_buffer", &c, &bb);
+    if (rc == MPI_SUCCESS) rc = detach(bb, c, "MPI_Comm_detach_buffer", buffer_addr, &n);
+    dmpi_unlock();
+    if (rc == MPI_SUCCESS) *size = (int)n;
+    return rc;
+}
+DMPI_ALIAS(Comm_detach_buffer)
+
+int PMPI_Comm_detach_buffer_c(MPI_Comm comm, void *buffer_addr, MPI_Count *size)
+{
+    ON_COMM(comm, "MPI_Comm_detach_buffer_c",
+            detach(bb, c, "MPI_Comm_detach_buffer_c", buffer_addr, size));
+}
+DMPI_ALIAS(Comm_detach_buffer_c)
+
+int PMPI_Comm_flush_buffer(MPI_Comm comm)
+{
+    ON_COMM(comm, "MPI_Comm_flush_buffer", (flush_all(bb), (void)c, MPI_SUCCESS));
+}
+DMPI_ALIAS(Comm_flush_buffer)
+
+int PMPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request *request)
+{
+    ON_COMM(comm, "MPI_Comm_iflush_buffer", ((void)c, iflush(bb, request, "MPI_Comm_iflush_buffer")));
+}
+DMPI_ALIAS(Comm_iflush_buffer)
+
+/* Drops the buffer record of a communicator being destroyed (its messages
+ * are flushed first). */
+void dmpi_bsend_comm_gone(const dmpi_comm *c)
+{
+    for (comm_bbuf **pp = &comm_bufs; *pp; pp = &(*pp)->next) {
+        if ((*pp)->comm != c) continue;
+        comm_bbuf *e = *pp;
+        flush_all(&e->b);
+        *pp = e->next;
+        free(e);
+        return;
+    }
+}
+
 void dmpi_bsend_finalize(void)
 {
-    flush_all();
+    flush_all(&process_buf);
+    for (comm_bbuf *e = comm_bufs; e; e = e->next) flush_all(&e->b);
 }
