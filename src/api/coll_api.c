@@ -112,6 +112,14 @@ int dmpi_coll_not_in_place(dmpi_comm *c, const void *buf, const char *what, cons
     return MPI_SUCCESS;
 }
 
+int dmpi_coll_no_alias(dmpi_comm *c, const void *sbuf, const void *rbuf, MPI_Count n,
+                       const char *fn)
+{
+    DMPI_CHECK(c, sbuf != rbuf || n == 0 || sbuf == NULL, MPI_ERR_BUFFER, fn,
+               "the send and receive buffers are the same; use MPI_IN_PLACE");
+    return MPI_SUCCESS;
+}
+
 int dmpi_coll_check_intra(dmpi_comm *c, const char *fn)
 {
     DMPI_CHECK(c, !c->remote_group, MPI_ERR_COMM, fn,
@@ -186,6 +194,13 @@ static void hold_all(dmpi_sched *s, const dmpi_coll_call *k)
         for (int i = 0; i < k->tlen[t]; i++) dmpi_sched_hold_dt(s, k->tarr[t][i]);
 }
 
+int dmpi_coll_drop(dmpi_coll_call *k, int rc)
+{
+    for (int i = 0; i < k->nowned; i++) free(k->owned[i]);
+    k->nowned = 0;
+    return rc;
+}
+
 int dmpi_coll_go(dmpi_coll_call *k)
 {
     int rc = MPI_SUCCESS;
@@ -204,7 +219,6 @@ int dmpi_coll_go(dmpi_coll_call *k)
         if (rc == MPI_SUCCESS) *k->how.req = dmpi_request_handle(r);
     }
     dmpi_unlock();
-    for (int i = 0; i < k->nowned; i++) free(k->owned[i]);
-    k->nowned = 0;
+    dmpi_coll_drop(k, rc);
     return rc == MPI_SUCCESS ? rc : coll_failed(k->c, rc, k->how.fn);
 }

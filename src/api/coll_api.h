@@ -94,6 +94,19 @@ dmpi_datatype *const *dmpi_coll_types(dmpi_coll_call *k, const MPI_Datatype *h, 
 /* Runs / starts / wraps k (see the top of this file), frees what k owns,
  * and raises a run-time error on k->c. */
 int dmpi_coll_go(dmpi_coll_call *k);
+/* Gives up on k (a check failed with rc, already raised): frees what k
+ * owns and returns rc. */
+int dmpi_coll_drop(dmpi_coll_call *k, int rc);
+/* The send and receive buffers must not be the same memory unless empty
+ * (MPI_IN_PLACE is the way to say that): MPI_ERR_BUFFER. */
+int dmpi_coll_no_alias(dmpi_comm *c, const void *sbuf, const void *rbuf, MPI_Count n,
+                       const char *fn);
+/* Returns from the calling checker, giving up on k, if call fails. */
+#define DMPI_KTRY(k, call)                                                            \
+    do {                                                                              \
+        int rc_k_ = (call);                                                           \
+        if (rc_k_ != MPI_SUCCESS) return dmpi_coll_drop(&(k), rc_k_);                 \
+    } while (0)
 
 /* Rank count that the count arrays of a (non-neighbour) collective on c
  * cover: the remote group of an intercommunicator, else c's size. */

@@ -10,16 +10,13 @@
         int rc_ = (call);                                                          \
         if (rc_ != MPI_SUCCESS) return rc_;                                        \
     } while (0)
-#define NOT_IN_PLACE(k, buf, what) TRY(dmpi_coll_not_in_place((k).c, buf, what, (k).how.fn))
-#define SIDE(k, buf, n, h, dtp) TRY(dmpi_coll_check_side((k).c, buf, n, h, dtp, (k).how.fn))
-#define TYPE(k, h, dtp) TRY(dmpi_coll_check_type((k).c, h, dtp, (k).how.fn))
-#define COUNTS(k, arr, n, what) TRY(dmpi_coll_check_counts((k).c, arr, n, what, (k).how.fn))
-#define DISPLS(k, arr, n, what) TRY(dmpi_coll_check_displs((k).c, arr, n, what, (k).how.fn))
-/* Send and receive buffers must not be the same memory (MPI_IN_PLACE is
- * the way to say that). */
-#define NO_ALIAS(k, sbuf, rbuf, n)                                                 \
-    DMPI_CHECK((k).c, (sbuf) != (rbuf) || (n) == 0 || (sbuf) == NULL, MPI_ERR_BUFFER, \
-               (k).how.fn, "the send and receive buffers are the same; use MPI_IN_PLACE")
+/* Checks on a call k: on failure k's converted arrays are freed. */
+#define NOT_IN_PLACE(k, buf, what) DMPI_KTRY(k, dmpi_coll_not_in_place((k).c, buf, what, (k).how.fn))
+#define SIDE(k, buf, n, h, dtp) DMPI_KTRY(k, dmpi_coll_check_side((k).c, buf, n, h, dtp, (k).how.fn))
+#define TYPE(k, h, dtp) DMPI_KTRY(k, dmpi_coll_check_type((k).c, h, dtp, (k).how.fn))
+#define COUNTS(k, arr, n, what) DMPI_KTRY(k, dmpi_coll_check_counts((k).c, arr, n, what, (k).how.fn))
+#define DISPLS(k, arr, n, what) DMPI_KTRY(k, dmpi_coll_check_displs((k).c, arr, n, what, (k).how.fn))
+#define NO_ALIAS(k, sbuf, rbuf, n) DMPI_KTRY(k, dmpi_coll_no_alias((k).c, sbuf, rbuf, n, (k).how.fn))
 
 /* --------------------------------------------------------- gather/scatter */
 /* Gather, Gatherv, Scatter, Scatterv. The root's side is the receive side
@@ -32,7 +29,7 @@ static int rooted(int coll, const void *sbuf, MPI_Count scount, MPI_Datatype sty
 {
     dmpi_coll_call k = {0};
     DMPI_COLL_BEGIN(k, comm, how);
-    TRY(dmpi_coll_check_root(k.c, root, how.fn));
+    DMPI_KTRY(k, dmpi_coll_check_root(k.c, root, how.fn));
     dmpi_coll_args *a = &k.a;
     *a = (dmpi_coll_args){.coll = coll, .sbuf = sbuf, .scount = scount, .rbuf = rbuf,
                           .rcount = rcount, .root = root};
@@ -233,10 +230,10 @@ static int alltoall_any(int coll, const a2a *snd, const a2a *rcv, MPI_Comm comm,
     k.a = (dmpi_coll_args){.coll = coll, .sbuf = snd->buf, .scount = snd->count,
                            .rbuf = (void *)rcv->buf, .rcount = rcv->count};
     NOT_IN_PLACE(k, rcv->buf, "recvbuf");
-    TRY(a2a_side(&k, coll, rcv, false, np));
+    DMPI_KTRY(k, a2a_side(&k, coll, rcv, false, np));
     if (k.c->remote_group) NOT_IN_PLACE(k, snd->buf, "sendbuf");
     if (snd->buf != MPI_IN_PLACE) {
-        TRY(a2a_side(&k, coll, snd, true, np));
+        DMPI_KTRY(k, a2a_side(&k, coll, snd, true, np));
         if (coll == DMPI_COLL_ALLTOALL) NO_ALIAS(k, snd->buf, rcv->buf, snd->count);
     }
     return dmpi_coll_go(&k);

@@ -60,8 +60,8 @@ static int neighbor(int coll, const nside *snd, const nside *rcv, MPI_Comm comm,
                MPI_ERR_TOPOLOGY, how.fn, "the communicator has no process topology");
     k.a = (dmpi_coll_args){.coll = coll, .sbuf = snd->buf, .scount = snd->count,
                            .rbuf = (void *)rcv->buf, .rcount = rcv->count};
-    TRY(side(&k, coll, rcv, false, nin));
-    TRY(side(&k, coll, snd, true, nout));
+    DMPI_KTRY(k, side(&k, coll, rcv, false, nin));
+    DMPI_KTRY(k, side(&k, coll, snd, true, nout));
     return dmpi_coll_go(&k);
 }
 

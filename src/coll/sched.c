@@ -5,7 +5,10 @@
  * A small collective should not pay for memory management: a schedule
  * object carries room for a few steps, in-flight requests and temporary
  * bytes, and freed objects are kept on a short free list for the next
- * call (all under the library's lock, like every collective). */
+ * call. Large temporaries are kept for reuse too (a small pool): freeing
+ * and allocating megabytes on every call would hand the pages back to the
+ * system and fault them in again each time. All of this runs under the
+ * library's lock, like every collective. */
 #include "coll/sched.h"
 
 #include "coll/coll.h"
@@ -42,7 +45,7 @@ struct dmpi_sched {
     dmpi_comm *comm;        /* for steps being added */
     int tag;
     /* owned memory and held objects */
-    void **mem;
+    struct blk { void *p; size_t n; } *mem;
     int nmem, capmem;
     dmpi_datatype **dts;
     int ndts, capdts;
@@ -61,6 +64,48 @@ struct dmpi_sched {
 
 static dmpi_sched *spare[KEEP];
 static int nspare;
+
+/* The pool of large temporaries: at most POOL_BLOCKS blocks of at least
+ * POOL_MIN bytes, POOL_BYTES in all; a request takes the smallest block
+ * that holds it without wasting more than half. */
+#define POOL_MIN ((size_t)64 << 10)
+#define POOL_BLOCKS 8
+#define POOL_BYTES ((size_t)16 << 20)
+static struct blk pool[POOL_BLOCKS];
+static int npool;
+static size_t pool_bytes;
+
+static void *pool_get(size_t n, size_t *got)
+{
+    int best = -1;
+    for (int i = 0; i < npool; i++)
+        if (pool[i].n >= n && pool[i].n / 2 <= n && (best < 0 || pool[i].n < pool[best].n))
+            best = i;
+    if (best < 0) {
+        *got = n;
+        return malloc(n);
+    }
+    void *p = pool[best].p;
+    *got = pool[best].n;
+    pool_bytes -= pool[best].n;
+    pool[best] = pool[--npool];
+    return p;
+}
+
+static void pool_put(void *p, size_t n)
+{
+    if (n < POOL_MIN || n > POOL_BYTES) {
+        free(p);
+        return;
+    }
+    while (npool == POOL_BLOCKS || pool_bytes + n > POOL_BYTES) { /* drop the oldest */
+        free(pool[0].p);
+        pool_bytes -= pool[0].n;
+        memmove(pool, pool + 1, (size_t)--npool * sizeof *pool);
+    }
+    pool[npool++] = (struct blk){p, n};
+    pool_bytes += n;
+}
 
 /* Grows *arr (elements of size sz) to hold n + 1; false when out of
  * memory. An array at `inl` (inline storage) is copied out, not freed. */
@@ -98,7 +143,7 @@ void dmpi_sched_free(dmpi_sched *s)
     if (!s) return;
     for (int i = 0; i < s->nreq; i++) /* only when torn down mid-run (finalize) */
         if (s->reqs[i]) dmpi_request_free(s->reqs[i]);
-    for (int i = 0; i < s->nmem; i++) free(s->mem[i]);
+    for (int i = 0; i < s->nmem; i++) pool_put(s->mem[i].p, s->mem[i].n);
     for (int i = 0; i < s->ndts; i++) dmpi_dt_release(s->dts[i]);
     for (int i = 0; i < s->nops; i++) dmpi_op_release(s->ops[i]);
     free(s->mem);
@@ -219,14 +264,14 @@ void dmpi_sched_fence(dmpi_sched *s)
     add(s, ST_FENCE);
 }
 
-static bool own(dmpi_sched *s, void *p)
+static bool own(dmpi_sched *s, void *p, size_t n)
 {
-    if (!p || !grow((void **)&s->mem, &s->capmem, s->nmem, sizeof(void *))) {
+    if (!p || !grow((void **)&s->mem, &s->capmem, s->nmem, sizeof *s->mem)) {
         free(p);
         dmpi_sched_fail(s, MPI_ERR_NO_MEM);
         return false;
     }
-    s->mem[s->nmem++] = p;
+    s->mem[s->nmem++] = (struct blk){p, n};
     return true;
 }
 
@@ -239,8 +284,9 @@ void *dmpi_sched_alloc(dmpi_sched *s, size_t bytes)
         s->inl_used += round ? round : 16;
         return p;
     }
-    void *p = malloc(bytes ? bytes : 1);
-    return own(s, p) ? p : NULL;
+    size_t got;
+    void *p = bytes >= POOL_MIN ? pool_get(bytes, &got) : malloc(got = bytes ? bytes : 1);
+    return own(s, p, got) ? p : NULL;
 }
 
 void *dmpi_sched_tmp(dmpi_sched *s, MPI_Count count, const dmpi_datatype *dt)

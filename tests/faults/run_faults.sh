@@ -14,7 +14,7 @@
 # link can end them then), also together with a rank they wait for.
 #
 # Usage: tests/faults/run_faults.sh [options] BUILD_DIR
-#   --reps N      runs per case and rank count (default 5)
+#   --reps N      runs per case and rank count (default 5, or $FAULT_REPS)
 #   --soak        long mode: 20 runs per case (same as --reps 20)
 #   --np LIST     rank counts (default 2,4,8)
 #   --only REGEX  only cases whose name matches
@@ -23,7 +23,7 @@
 # Exit status: 0 all passed, 1 some failed, 2 usage.
 set -u
 
-REPS=5 NPS="2,4,8" ONLY="" SEED="" VERBOSE=0 BUILD=""
+REPS=${FAULT_REPS:-5} NPS="2,4,8" ONLY="" SEED="" VERBOSE=0 BUILD=""
 while [ $# -gt 0 ]; do
     case "$1" in
     --reps) REPS=$2; shift 2 ;;

@@ -244,10 +244,20 @@ usage_case 2 "needs NAME VALUE" -env FOO
 usage_case 2 "bad environment variable name" -env 1FOO x true
 usage_case 2 "bad timeout" --timeout -1 true
 usage_case 2 "bad timeout" --timeout abc true
+usage_case 2 "not supported yet" -host node1,node2 -n 2 true
+usage_case 2 "not supported yet" --hostfile /etc/hosts -n 2 true
+usage_case 2 "takes no value" -l=1 -n 1 true
+usage_case 2 "bad environment variable name" -x 9X=1 -n 1 true
+usage_case 2 "bad process count" -n=two true
+usage_case 2 "no program" -n 2 --
 usage_case 127 "not found" -n 2 /no/such/program
 usage_case 127 "not found in PATH" -n 2 no-such-program-dmpi
 usage_case 126 "not an executable" -n 1 /etc/passwd
 usage_case 126 "not an executable" -n 1 /tmp
+
+why=""; MPIEXEC_TIMEOUT=soon run -n 1 true
+want_status 2; want_err "bad MPIEXEC_TIMEOUT"
+report "rejects a bad MPIEXEC_TIMEOUT"
 
 why=""; run --help; want_status 0; grep -q "Usage: mpiexec" "$TMP/out" || why="$why no usage text;"
 report "--help"

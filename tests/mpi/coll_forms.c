@@ -10,7 +10,8 @@
  * Covered: Barrier, Bcast, Gather(v), Scatter(v), Allgather(v),
  * Alltoall(v,w), Reduce, Allreduce, Reduce_scatter(_block), Scan, Exscan,
  * on MPI_COMM_WORLD and on the halves of a split, with several roots,
- * counts from 0 to ~64K ints per block, MPI_IN_PLACE where the standard
+ * counts from 0 to ~64K ints per block and ~1 MiB per process (on
+ * MPI_COMM_WORLD), MPI_IN_PLACE where the standard
  * allows it, and (v forms) zero counts and gaps between blocks that must
  * stay untouched. */
 #include "common.h"
@@ -463,6 +464,30 @@ static void t_barrier(void)
     ITER_END
 }
 
+/* About 1 MiB per process: the large-message algorithms. */
+static void run_big(void)
+{
+    int n = 262144, per = n / P; /* ints: 1 MiB vectors, 1 MiB spread over blocks */
+    t_bcast(n, P - 1);
+    for (int ip = 0; ip < 2; ip++) {
+        t_reduce(n, 0, ip, 0);
+        t_reduce(n, P / 2, ip, 1);
+    }
+    t_scan(n / 4, 0, 0);
+    t_scan(n / 4, 1, 1);
+    t_reduce_scatter(n, 0, 1);
+    t_reduce_scatter(n, 1, 0);
+    t_gather(per, 0, 0);
+    t_scatter(per, P - 1, 1);
+    t_gatherv(per, P / 2, 0);
+    t_scatterv(per, 0, 0);
+    t_allgather(per, 0);
+    t_allgatherv(per, 1);
+    t_alltoall(n, 0);
+    t_alltoallv(n, 1, 0);
+    t_alltoallv(n, 0, 1);
+}
+
 static void run_all(void)
 {
     int roots[3] = { 0, P / 2, P - 1 };
@@ -506,6 +531,7 @@ int main(int argc, char **argv)
     P = t_size;
     R = t_rank;
     run_all();
+    run_big();
     if (t_size >= 3) {
         MPI_Comm half;
         MPI_CHK(MPI_Comm_split(MPI_COMM_WORLD, t_rank % 2, t_size - t_rank, &half));

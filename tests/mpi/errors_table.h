@@ -32,7 +32,8 @@ static int ncases, nskipped;
 static const char *form_note = ""; /* which form of a collective a loop is trying */
 static const char *bad_label; /* which bad handle a loop is trying */
 
-static void chk(const char *call, int line, int rc, int want1, int want2, int want3)
+static void chk_at(const char *file, const char *call, int line, int rc, int want1, int want2,
+                   int want3)
 {
     int cls = rc == MPI_SUCCESS ? MPI_SUCCESS : t_class(rc);
     const char *what = bad_label;
@@ -47,7 +48,7 @@ static void chk(const char *call, int line, int rc, int want1, int want2, int wa
         snprintf(a, sizeof a, "%d", want1);
         if (want3 != want2) snprintf(b, sizeof b, ", %d or %d", want2, want3);
         else snprintf(b, sizeof b, " or %d", want2);
-        t_fail(__FILE__, line, call, "%s%s%s%sreturned class %d (%s), expected class %s%s",
+        t_fail(file, line, call, "%s%s%s%sreturned class %d (%s), expected class %s%s",
                form_note, what ? "with " : "", what ? what : "", what ? ": " : "", cls,
                rc == MPI_SUCCESS ? "MPI_SUCCESS" : t_errstr(rc), a, want2 != want1 ? b : "");
         return;
@@ -56,9 +57,11 @@ static void chk(const char *call, int line, int rc, int want1, int want2, int wa
         char msg[MPI_MAX_ERROR_STRING];
         int len = -1;
         if (MPI_Error_string(rc, msg, &len) != MPI_SUCCESS || len <= 0)
-            t_fail(__FILE__, line, call, "no error string for code %d", rc);
+            t_fail(file, line, call, "no error string for code %d", rc);
     }
 }
+/* checks a return code; the file and line are the caller's */
+#define chk(...) chk_at(__FILE__, __VA_ARGS__)
 #define E(want, call) chk(#call, __LINE__, (call), (want), (want), (want))
 #define E2(w1, w2, call) chk(#call, __LINE__, (call), (w1), (w2), (w2))
 #define E3(w1, w2, w3, call) chk(#call, __LINE__, (call), (w1), (w2), (w3))

@@ -79,6 +79,7 @@ static void test_bad_windows(void)
     MPI_Aint sz;
     int du;
     FOR_BAD(badwin, bw) E(MPI_ERR_WIN, MPI_Win_shared_query(bw, 0, &sz, &du, &v));
+    FOR_BAD(badwin, bw) E(MPI_ERR_WIN, MPI_Win_shared_query_c(bw, 0, &sz, &aint, &v));
 }
 
 static void test_epochs(MPI_Win win)

@@ -30,9 +30,23 @@ void mpx_job_fail(mpx_job *job, int status)
     mpx_job_kill(job);
 }
 
+/* An abort is often a consequence: a rank whose peer was killed fails to
+ * reach it and aborts, sometimes before the peer's exit can be reaped
+ * (its memory is torn down before it becomes a zombie). So an abort is
+ * reported only after MPX_ABORT_GRACE, and a death of another rank in the
+ * meantime is reported instead -- the cause, not the symptom. */
+void mpx_job_abort(mpx_job *job, int status, const char *logline)
+{
+    if (job->phase != MPX_RUNNING || job->abort_pending) return; /* one is reported already */
+    job->abort_pending = true;
+    job->abort_status = status;
+    job->abort_time = mpx_now();
+    snprintf(job->abort_log, sizeof job->abort_log, "%s", logline);
+}
+
 void mpx_rank_hup(mpx_job *job, mpx_rank *r)
 {
-    if (r->reaped || r->finalized || !r->pmi_init || r->pmi_hup) return;
+    if (r->reaped || r->finalized || !r->pmi_init || r->pmi_hup || r->aborted) return;
     /* usually the rank is dying and its exit status arrives in a moment */
     r->pmi_hup = true;
     r->hup_time = mpx_now();
@@ -54,6 +68,7 @@ static void rank_exited(mpx_job *job, mpx_rank *r, int st)
     if (r->rank == 0) mpx_stdin_close(job);
     if (job->live == 0) job->drain_start = mpx_now();
     if (job->phase != MPX_RUNNING) return; /* killed by us, or a failure is already reported */
+    if (r->aborted) return; /* its MPI_Abort is reported (mpx_job_abort) */
 
     if (WIFSIGNALED(st)) {
         int sig = WTERMSIG(st);
@@ -101,6 +116,14 @@ void mpx_job_reap_others(mpx_job *job, const mpx_rank *skip)
 
 void mpx_job_timers(mpx_job *job, double now)
 {
+    if (job->abort_pending &&
+        (job->phase != MPX_RUNNING || job->live == 0 || now - job->abort_time >= MPX_ABORT_GRACE)) {
+        job->abort_pending = false;
+        if (job->phase == MPX_RUNNING) {
+            mpx_log("%s", job->abort_log);
+            mpx_job_fail(job, job->abort_status);
+        }
+    }
     if (job->phase == MPX_RUNNING && job->deadline > 0 && now >= job->deadline) {
         job->deadline = 0;
         mpx_log("job timed out after %g seconds; killing it", job->opts->timeout);
@@ -132,6 +155,7 @@ double mpx_job_next_timer(mpx_job *job, double now)
     double t = -1;
 #define CONSIDER(when) do { double d_ = (when) - now; if (d_ < 0) d_ = 0; if (t < 0 || d_ < t) t = d_; } while (0)
     if (job->phase == MPX_RUNNING && job->deadline > 0) CONSIDER(job->deadline);
+    if (job->abort_pending) CONSIDER(job->abort_time + MPX_ABORT_GRACE);
     if (job->hup_pending > 0)
         for (int i = 0; i < job->n; i++)
             if (job->ranks[i].pmi_hup && !job->ranks[i].reaped) CONSIDER(job->ranks[i].hup_time + MPX_EOF_GRACE);

@@ -19,6 +19,7 @@
 #define MPX_EOF_GRACE 0.3      /* PMI hang-up before exit: wait this for the exit status */
 #define MPX_DRAIN_GRACE 1.0    /* after the last exit, wait this long for output EOF */
 #define MPX_REAP_GRACE 5.0     /* after SIGKILL, give up waiting for exits after this */
+#define MPX_ABORT_GRACE 0.2    /* an abort waits this long for a peer's death to report instead */
 
 /* exit statuses of mpiexec itself */
 enum {
@@ -98,6 +99,10 @@ typedef struct mpx_job {
     bool sigkill_sent;
     double kill_time;        /* SIGKILL sent at */
     double drain_start;
+    bool abort_pending;      /* an MPI_Abort waits MPX_ABORT_GRACE (see job.c) */
+    int abort_status;
+    double abort_time;
+    char abort_log[1024];
     double deadline;         /* --timeout, 0 none */
     int hup_pending;         /* ranks with pmi_hup set, not yet reaped */
     /* stdin forwarding to rank 0 */
@@ -152,6 +157,9 @@ void mpx_job_reap(mpx_job *job);                    /* waitpid every exited rank
 /* Reaps the ranks other than skip that have exited already: a rank often
  * aborts because a peer died, and the peer's death is what to report. */
 void mpx_job_reap_others(mpx_job *job, const mpx_rank *skip);
+/* A rank called MPI_Abort: fails the job with status after MPX_ABORT_GRACE
+ * (logging logline) unless another rank's death is reported first. */
+void mpx_job_abort(mpx_job *job, int status, const char *logline);
 void mpx_job_timers(mpx_job *job, double now);      /* kill escalation, timeouts */
 double mpx_job_next_timer(mpx_job *job, double now);/* seconds to the next timer, <0 none */
 bool mpx_job_done(mpx_job *job, double now);

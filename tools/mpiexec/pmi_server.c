@@ -202,15 +202,16 @@ static void do_abort(mpx_job *job, mpx_rank *r, const dmpi_pmi_msg *m)
     r->abort_code = code;
     mpx_job_reap_others(job, r); /* a peer's death, if that is the cause, comes first */
     mpx_stream_drain(job, r); /* what it printed before aborting comes first */
-    if (!job->failed) {
-        if (msg && msg[0])
-            mpx_log("rank %d (pid %d) called MPI_Abort with code %d: %s", r->rank, (int)r->pid, code, msg);
-        else
-            mpx_log("rank %d (pid %d) called MPI_Abort with code %d", r->rank, (int)r->pid, code);
-    }
+    char line[1024];
+    if (msg && msg[0])
+        snprintf(line, sizeof line, "rank %d (pid %d) called MPI_Abort with code %d: %s", r->rank,
+                 (int)r->pid, code, msg);
+    else
+        snprintf(line, sizeof line, "rank %d (pid %d) called MPI_Abort with code %d", r->rank,
+                 (int)r->pid, code);
     int status = code & 255;
     if (status == 0 && code != 0) status = 1;
-    mpx_job_fail(job, status);
+    mpx_job_abort(job, status, line);
 }
 
 static void handle(mpx_job *job, mpx_rank *r, char *text, size_t len)
