@@ -33,8 +33,9 @@ declare -A CC_OF MPIEXEC_OF   # filled by setup_* for the MPIs that are usable
 usage() {
     cat <<EOF
 usage: bench/compare.sh [options]
-  --suite NAME        pt2pt (dmpi_bench_pt2pt, 2 ranks; default) or coll
-                      (coll_bench: collective latency at several rank counts)
+  --suite NAME        pt2pt (dmpi_bench_pt2pt, 2 ranks; default), coll
+                      (coll_bench: collective latency at several rank counts) or
+                      rma (rma_bench: one-sided latency with flush, 2 ranks)
   --tests LIST        tests, comma-separated: pt2pt: lat, bw, bibw (default all);
                       coll: barrier, bcast, allreduce, reduce, allgather, alltoall
                       (default all)
@@ -102,7 +103,17 @@ parse_args() {
                 esac
             done
             for n in ${NPS//,/ }; do [[ $n =~ ^[0-9]+$ ]] || die "not a rank count: $n"; done ;;
-        *) die "unknown suite $SUITE (pt2pt, coll)" ;;
+        rma)
+            BENCH=rma_bench
+            TESTS=${TESTS:-put,get,acc,fop,cas,put_bw,get_bw}
+            SIZES=${SIZES:-64K,4M}
+            NPS=2
+            for t in ${TESTS//,/ }; do
+                case $t in put|get|acc|fop|cas|put_bw|get_bw) ;;
+                    *) die "unknown test $t (put, get, acc, fop, cas, put_bw, get_bw)" ;;
+                esac
+            done ;;
+        *) die "unknown suite $SUITE (pt2pt, coll, rma)" ;;
     esac
 }
 
@@ -189,7 +200,7 @@ run_one() {
         FAILURES+=("${NAME[$key]} $label round $round")
         return 1
     fi
-    grep -E '^[a-z]+,[0-9]+,[0-9]+,' "$tmp.out" \
+    grep -E '^[a-z_]+,[0-9]+,[0-9]+,' "$tmp.out" \
         | sed "s|^$test,|$label,|; s|^|${NAME[$key]},$round,|" >>"$OUT"
     local secs
     secs=$(awk -v a="$t0" -v b="${EPOCHREALTIME:-$SECONDS}" 'BEGIN { printf "%.1f", b - a }')

@@ -25,6 +25,13 @@ TESTS = {
     "reduce": (COLL_WHAT, False),
     "allgather": (COLL_WHAT, False),
     "alltoall": (COLL_WHAT, False),
+    "put": ("MPI_Put + MPI_Win_flush, microseconds per operation", False),
+    "get": ("MPI_Get + MPI_Win_flush, microseconds per operation", False),
+    "acc": ("MPI_Accumulate + MPI_Win_flush, microseconds per operation", False),
+    "fop": ("MPI_Fetch_and_op + MPI_Win_flush, microseconds per operation", False),
+    "cas": ("MPI_Compare_and_swap + MPI_Win_flush, microseconds per operation", False),
+    "put_bw": ("MPI_Put bandwidth, MB/s from the time per operation", True),
+    "get_bw": ("MPI_Get bandwidth, MB/s from the time per operation", True),
 }
 
 
