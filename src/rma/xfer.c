@@ -145,7 +145,12 @@ static int locked_acc(dmpi_win *w, int t, uintptr_t addr, MPI_Aint lo, MPI_Aint 
 {
     const dmpi_rma_ops *ops = mover(w, t, lo, hi);
     size_t abytes = (size_t)(n * bdt->extent);
-    bool inplace = ops == &dmpi_rma_direct_ops && tg.dt->contiguous && bdt->contiguous;
+    /* In place only when the target is aligned for the element type (the
+     * reduction kernels load whole elements). */
+    uintptr_t first = addr + (uintptr_t)tg.dt->true_lb;
+    size_t align = bdt->size >= 16 ? 16 : bdt->size >= 8 ? 8 : bdt->size >= 4 ? 4 : bdt->size >= 2 ? 2 : 1;
+    bool inplace = ops == &dmpi_rma_direct_ops && tg.dt->contiguous && bdt->contiguous &&
+                   first % align == 0;
     void *tmp = NULL, *cur = inplace ? (char *)addr + tg.dt->true_lb : (tmp = malloc(abytes));
     if (!cur) return MPI_ERR_NO_MEM;
     int rc = MPI_SUCCESS;

@@ -185,7 +185,7 @@ static void test_bottom(void)
     CHECK(g_out.tag == 42 + peer, "MPI_BOTTOM int %d", g_out.tag);
     for (int i = 0; i < 3; i++)
         CHECK(g_out.vals[i] == i + 0.5 + peer, "MPI_BOTTOM double %d is %g", i, g_out.vals[i]);
-    char want[8];
+    char want[8] = {0};
     snprintf(want, sizeof want, "rank%d", peer);
     CHECK(memcmp(g_name_out, want, 8) == 0, "MPI_BOTTOM chars '%.8s'", g_name_out);
     int el = -1;
