@@ -103,10 +103,13 @@ void dmpi_op_release(dmpi_op *op)
  * type, or returns MPI_ERR_OP if it has no such op. */
 typedef int (*kernel_fn)(int op, const void *in, void *inout, MPI_Count n);
 
+/* The elements may sit at any address (an accumulate at any displacement
+ * of a window, a user buffer): accessed through a 1-byte-aligned type. */
 #define EACH(T, stmt)                                   \
     do {                                                \
-        const T *restrict a = in;                       \
-        T *restrict b = inout;                          \
+        typedef T elem_t_ __attribute__((aligned(1)));  \
+        const elem_t_ *restrict a = in;                 \
+        elem_t_ *restrict b = inout;                    \
         for (MPI_Count i = 0; i < n; i++) { stmt; }     \
     } while (0)
 
