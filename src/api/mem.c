@@ -1,10 +1,62 @@
 /* MPI_Alloc_mem / MPI_Free_mem: memory from the node's shared heap when it
  * is on (any local rank can then copy to or from it directly), else from
- * malloc. */
+ * malloc. Every block handed out is remembered (an open-addressing set of
+ * pointers), so MPI_Free_mem of anything else is an error, not a crash. */
 #include "api/api.h"
 #include "transport/shm/heap.h"
 
 #include <stdlib.h>
+
+#define TOMB ((void *)1)
+static void **live;
+static size_t live_cap, live_used; /* used counts live entries and tombstones */
+
+static size_t slot_of(const void *p, size_t cap)
+{
+    uintptr_t h = (uintptr_t)p >> 4;
+    h ^= h >> 17;
+    h *= 0x9e3779b97f4a7c15ull;
+    return (size_t)(h >> 7) & (cap - 1);
+}
+
+static bool live_add(void *p)
+{
+    if ((live_used + 1) * 2 > live_cap) { /* grow (and drop tombstones) */
+        size_t cap = live_cap ? live_cap * 2 : 64;
+        void **t = calloc(cap, sizeof *t);
+        if (!t) return false;
+        size_t used = 0;
+        for (size_t i = 0; i < live_cap; i++) {
+            if (!live[i] || live[i] == TOMB) continue;
+            size_t j = slot_of(live[i], cap);
+            while (t[j]) j = (j + 1) & (cap - 1);
+            t[j] = live[i];
+            used++;
+        }
+        free(live);
+        live = t;
+        live_cap = cap;
+        live_used = used;
+    }
+    size_t j = slot_of(p, live_cap);
+    while (live[j] && live[j] != TOMB) j = (j + 1) & (live_cap - 1);
+    if (!live[j]) live_used++;
+    live[j] = p;
+    return true;
+}
+
+static bool live_remove(void *p)
+{
+    if (!live_cap) return false;
+    for (size_t j = slot_of(p, live_cap), n = 0; live[j] && n < live_cap;
+         j = (j + 1) & (live_cap - 1), n++) {
+        if (live[j] == p) {
+            live[j] = TOMB;
+            return true;
+        }
+    }
+    return false;
+}
 
 int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
 {
@@ -18,6 +70,13 @@ int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
     dmpi_unlock();
     if (!p && posix_memalign(&p, 64, size ? (size_t)size : 1) != 0) p = NULL;
     if (!p) return dmpi_error_noobj(MPI_ERR_NO_MEM, FN, "cannot allocate %ld bytes", (long)size);
+    dmpi_lock();
+    bool noted = live_add(p);
+    dmpi_unlock();
+    if (!noted) {
+        if (!dmpi_heap_free(p)) free(p);
+        return dmpi_error_noobj(MPI_ERR_NO_MEM, FN, "out of memory");
+    }
     *(void **)baseptr = p;
     return MPI_SUCCESS;
 }
@@ -28,9 +87,13 @@ int PMPI_Free_mem(void *base)
     DMPI_CHECK_INIT("MPI_Free_mem");
     if (!base) return MPI_SUCCESS;
     dmpi_lock();
-    bool ours = dmpi_heap_free(base);
+    bool known = live_remove(base);
+    bool in_heap = known && dmpi_heap_free(base);
     dmpi_unlock();
-    if (!ours) free(base);
+    if (!known)
+        return dmpi_error_noobj(MPI_ERR_BASE, "MPI_Free_mem",
+                                "%p was not returned by MPI_Alloc_mem (or is already freed)", base);
+    if (!in_heap) free(base);
     return MPI_SUCCESS;
 }
 DMPI_ALIAS(Free_mem)
