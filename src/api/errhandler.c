@@ -56,6 +56,8 @@ int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
     DMPI_GET_COMM(c, comm, FN);
     dmpi_errhandler *e = dmpi_errhandler_get(errhandler);
     if (!e) return dmpi_error(c, MPI_ERR_ARG, FN, "invalid error handler");
+    if (!e->builtin && e->kind != DMPI_ERRH_USER)
+        return dmpi_error(c, MPI_ERR_ARG, FN, "error handler was not made for communicators");
     dmpi_lock();
     dmpi_errhandler_retain(e);
     dmpi_errhandler *old = c->errh;

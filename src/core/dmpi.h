@@ -64,6 +64,11 @@ typedef struct dmpi_errhandler {
 } dmpi_errhandler;
 
 enum { DMPI_ERRH_FATAL = 0, DMPI_ERRH_RETURN = 1, DMPI_ERRH_ABORT = 2, DMPI_ERRH_USER = 3 };
+/* User handlers for other object kinds keep their function in comm_fn
+ * (cast); the kind says which signature it has. */
+#define DMPI_ERRH_USER_WIN 0x57
+#define DMPI_ERRH_USER_FILE 0x58
+#define DMPI_ERRH_USER_SESSION 0x59
 
 /* ---------------------------------------------------------- communicators */
 typedef struct dmpi_comm {

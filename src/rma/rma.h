@@ -26,7 +26,6 @@
 #define DMPI_MAGIC_WIN 0x57494e5fu
 /* dmpi_errhandler.kind of a handler made by MPI_Win_create_errhandler
  * (its comm_fn holds the MPI_Win_errhandler_function). */
-#define DMPI_ERRH_USER_WIN 0x57
 
 struct dmpi_win;
 
