@@ -95,4 +95,9 @@ static inline int dmpi_comm_peer_size(const dmpi_comm *c)
     return c->remote_group ? c->remote_group->size : c->size;
 }
 
+/* A user error handler of the given kind (DMPI_ERRH_USER for
+ * communicators, DMPI_ERRH_USER_WIN/FILE/SESSION), from the handler pool. */
+int dmpi_errhandler_create(int kind, void (*fn)(void), MPI_Errhandler *errhandler,
+                           const char *FN);
+
 #endif

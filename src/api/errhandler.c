@@ -31,19 +31,26 @@ int PMPI_Error_class(int errorcode, int *errorclass)
 }
 DMPI_ALIAS(Error_class)
 
-int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhandler)
+int dmpi_errhandler_create(int kind, void (*fn)(void), MPI_Errhandler *errhandler,
+                           const char *FN)
 {
-    static const char *const FN = "MPI_Comm_create_errhandler";
     DMPI_CHECK_INIT(FN);
     if (!fn || !errhandler) return dmpi_error_noobj(MPI_ERR_ARG, FN, "NULL argument");
     dmpi_errhandler *e = dmpi_obj_alloc(&dmpi_errh_pool);
     if (!e) return dmpi_error_noobj(MPI_ERR_NO_MEM, FN, "out of memory");
     e->magic = DMPI_MAGIC_ERRH;
     e->refcount = 1;
-    e->kind = DMPI_ERRH_USER;
-    e->comm_fn = fn;
+    e->kind = kind;
+    e->builtin = false;
+    e->comm_fn = (MPI_Comm_errhandler_function *)fn;
     *errhandler = (MPI_Errhandler)(void *)e;
     return MPI_SUCCESS;
+}
+
+int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhandler)
+{
+    return dmpi_errhandler_create(DMPI_ERRH_USER, (void (*)(void))fn, errhandler,
+                                  "MPI_Comm_create_errhandler");
 }
 DMPI_ALIAS(Comm_create_errhandler)
 

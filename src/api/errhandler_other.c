@@ -6,27 +6,11 @@
  * handle is invalid (MPI_ERR_FILE, MPI_ERR_SESSION). */
 #include "api/api.h"
 
-#include <stdlib.h>
-
 static dmpi_errhandler *file_default = &dmpi_errh_return;
-
-static int create(int kind, void (*fn)(void), MPI_Errhandler *errhandler, const char *FN)
-{
-    DMPI_CHECK_INIT(FN);
-    if (!fn || !errhandler) return dmpi_error_noobj(MPI_ERR_ARG, FN, "NULL argument");
-    dmpi_errhandler *e = calloc(1, sizeof *e);
-    if (!e) return dmpi_error_noobj(MPI_ERR_NO_MEM, FN, "out of memory");
-    e->magic = DMPI_MAGIC_ERRH;
-    e->refcount = 1;
-    e->kind = kind;
-    e->comm_fn = (MPI_Comm_errhandler_function *)fn;
-    *errhandler = (MPI_Errhandler)(void *)e;
-    return MPI_SUCCESS;
-}
 
 int PMPI_File_create_errhandler(MPI_File_errhandler_function *fn, MPI_Errhandler *errhandler)
 {
-    return create(DMPI_ERRH_USER_FILE, (void (*)(void))fn, errhandler,
+    return dmpi_errhandler_create(DMPI_ERRH_USER_FILE, (void (*)(void))fn, errhandler,
                   "MPI_File_create_errhandler");
 }
 DMPI_ALIAS(File_create_errhandler)
@@ -34,7 +18,7 @@ DMPI_ALIAS(File_create_errhandler)
 int PMPI_Session_create_errhandler(MPI_Session_errhandler_function *fn,
                                    MPI_Errhandler *errhandler)
 {
-    return create(DMPI_ERRH_USER_SESSION, (void (*)(void))fn, errhandler,
+    return dmpi_errhandler_create(DMPI_ERRH_USER_SESSION, (void (*)(void))fn, errhandler,
                   "MPI_Session_create_errhandler");
 }
 DMPI_ALIAS(Session_create_errhandler)

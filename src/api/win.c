@@ -288,17 +288,8 @@ DMPI_ALIAS(Win_get_name)
 /* -------------------------------------------------------- error handlers */
 int PMPI_Win_create_errhandler(MPI_Win_errhandler_function *fn, MPI_Errhandler *errhandler)
 {
-    static const char *const FN = "MPI_Win_create_errhandler";
-    DMPI_CHECK_INIT(FN);
-    if (!fn || !errhandler) return dmpi_error_noobj(MPI_ERR_ARG, FN, "NULL argument");
-    dmpi_errhandler *e = calloc(1, sizeof *e);
-    if (!e) return dmpi_error_noobj(MPI_ERR_NO_MEM, FN, "out of memory");
-    e->magic = DMPI_MAGIC_ERRH;
-    e->refcount = 1;
-    e->kind = DMPI_ERRH_USER_WIN;
-    e->comm_fn = (MPI_Comm_errhandler_function *)(void (*)(void))fn;
-    *errhandler = (MPI_Errhandler)(void *)e;
-    return MPI_SUCCESS;
+    return dmpi_errhandler_create(DMPI_ERRH_USER_WIN, (void (*)(void))fn, errhandler,
+                                  "MPI_Win_create_errhandler");
 }
 DMPI_ALIAS(Win_create_errhandler)
 
