@@ -205,12 +205,13 @@ int dmpi_coll_go(dmpi_coll_call *k)
 {
     int rc = MPI_SUCCESS;
     dmpi_lock();
-    dmpi_sched *s = k->oom ? NULL : dmpi_sched_new();
-    if (!s) {
+    dmpi_sched *s = NULL;
+    if (k->oom) {
         rc = MPI_ERR_NO_MEM;
     } else if (k->how.mode == DMPI_HOW_BLOCKING) {
-        dmpi_coll_sched(s, k->c, &k->a);
-        rc = dmpi_sched_run(s);
+        rc = dmpi_coll_run(k->c, &k->a);
+    } else if (!(s = dmpi_sched_new())) {
+        rc = MPI_ERR_NO_MEM;
     } else {
         hold_all(s, k);
         dmpi_coll_sched(s, k->c, &k->a);

@@ -58,9 +58,14 @@ enum { DMPI_ALLTOALL_LINEAR, DMPI_ALLTOALL_PAIRWISE, DMPI_ALLTOALL_BRUCK };
 enum { DMPI_ALLGATHERV_RING, DMPI_ALLGATHERV_LINEAR };
 enum { DMPI_ALLTOALLV_LINEAR, DMPI_ALLTOALLV_PAIRWISE }; /* also alltoallw */
 enum { DMPI_REDUCE_SCATTER_REDUCE_SCATTERV, DMPI_REDUCE_SCATTER_PAIRWISE }; /* also _block */
-/* The algorithm for collective `coll` moving `bytes` (as defined per
- * collective in tuning.c) on `nranks` processes. */
+/* Shared memory (shm_coll.c): the same number for every collective that
+ * has it, above every point-to-point algorithm. */
+enum { DMPI_COLL_ALGO_SHM = 3 };
+/* The schedule algorithm for collective `coll` moving `bytes` (as defined
+ * per collective in tuning.c) on `nranks` processes (never the shm one). */
 int dmpi_coll_choose(int coll, MPI_Count bytes, int nranks);
+/* Whether a blocking call of that shape should go through shared memory. */
+bool dmpi_coll_choose_shm(int coll, MPI_Count bytes, int nranks);
 
 /* ------------------------------------------------------- schedules (sched.h)
  * One description of a call for every collective: the fields a collective
@@ -86,8 +91,10 @@ struct dmpi_sched;
  * the neighbourhood collectives, c's topology. Takes the tag(s) of the
  * call from c (and from its local communicator). Errors are recorded in s. */
 void dmpi_coll_sched(struct dmpi_sched *s, dmpi_comm *c, const dmpi_coll_args *a);
-/* Builds and runs a (blocking). */
+/* Runs a (blocking): in shared memory where chosen, else as a schedule. */
 int dmpi_coll_run(dmpi_comm *c, const dmpi_coll_args *a);
+/* Builds and runs the schedule of a (blocking). */
+int dmpi_coll_run_sched(dmpi_comm *c, const dmpi_coll_args *a);
 
 /* Algorithm builders: each adds the steps of one collective on the
  * intracommunicator c, which must be the schedule's current communicator

@@ -3,6 +3,7 @@
  * tag; and the blocking collectives the core calls (context agreement,
  * communicator constructors), each a schedule run to completion. */
 #include "coll/coll.h"
+#include "coll/shm_coll.h"
 
 static dmpi_coll_builder *const intra[DMPI_COLL_NCOLLS] = {
     [DMPI_COLL_BARRIER] = dmpi_build_barrier,
@@ -38,6 +39,13 @@ void dmpi_coll_sched(dmpi_sched *s, dmpi_comm *c, const dmpi_coll_args *a)
 }
 
 int dmpi_coll_run(dmpi_comm *c, const dmpi_coll_args *a)
+{
+    int rc;
+    if (a->coll < DMPI_COLL_NCOLLS && dmpi_coll_shm_try(c, a, &rc)) return rc;
+    return dmpi_coll_run_sched(c, a);
+}
+
+int dmpi_coll_run_sched(dmpi_comm *c, const dmpi_coll_args *a)
 {
     dmpi_sched *s = dmpi_sched_new();
     if (!s) return MPI_ERR_NO_MEM;

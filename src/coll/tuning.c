@@ -15,6 +15,9 @@
  * ring allreduce or pairwise reduce-scatter with a non-commutative op)
  * falls back to a general one by itself.
  *
+ * "shm" (coll/shm_coll.c) is only for blocking calls on one node; when it
+ * cannot run a call, the first other rule that matches is taken.
+ *
  * Environment override, per collective:
  *   DMPI_COLL_<NAME>_ALGO=<algorithm>    (or "auto", the default)
  *   NAME: BARRIER BCAST REDUCE ALLREDUCE GATHER SCATTER ALLGATHER ALLTOALL
@@ -32,11 +35,25 @@
 #define ANY ((MPI_Count)1 << 62)
 #define KiB ((MPI_Count)1024)
 
+#define SHM DMPI_COLL_ALGO_SHM
+
 static const struct rule {
     int coll, min_ranks;
     MPI_Count max_bytes;
     int algo;
 } rules[] = {
+    /* Shared memory (shm_coll.c) for the blocking calls whose data fits a
+     * process's slot (DMPI_COLL_SHM_SLOT; it falls back by itself when
+     * not); the rules below it serve the other calls and every
+     * nonblocking or persistent one. */
+    {DMPI_COLL_BARRIER, 2, ANY, SHM},
+    {DMPI_COLL_BCAST, 2, ANY, SHM},
+    {DMPI_COLL_REDUCE, 2, ANY, SHM},
+    {DMPI_COLL_ALLREDUCE, 2, ANY, SHM},
+    {DMPI_COLL_GATHER, 2, ANY, SHM},
+    {DMPI_COLL_SCATTER, 2, ANY, SHM},
+    {DMPI_COLL_ALLGATHER, 2, ANY, SHM},
+    {DMPI_COLL_ALLTOALL, 2, ANY, SHM},
     {DMPI_COLL_BARRIER, 0, ANY, DMPI_BARRIER_DISSEMINATION},
     /* With single-copy rendezvous the binomial tree beat scatter + ring
      * allgather at every size up to 8 ranks (bench/coll_tune.sh). */
@@ -80,14 +97,14 @@ static const char *const coll_names[DMPI_COLL_NCOLLS] = {
 
 /* Algorithm names, indexed by the per-collective enums of coll.h. */
 static const char *const algo_names[DMPI_COLL_NCOLLS][NALGOS] = {
-    [DMPI_COLL_BARRIER] = {"dissemination", "tree"},
-    [DMPI_COLL_BCAST] = {"binomial", "scatter_ring"},
-    [DMPI_COLL_REDUCE] = {"binomial", "rabenseifner"},
-    [DMPI_COLL_ALLREDUCE] = {"recursive_doubling", "rabenseifner", "ring"},
-    [DMPI_COLL_GATHER] = {"binomial", "linear"},
-    [DMPI_COLL_SCATTER] = {"binomial", "linear"},
-    [DMPI_COLL_ALLGATHER] = {"recursive_doubling", "bruck", "ring"},
-    [DMPI_COLL_ALLTOALL] = {"linear", "pairwise", "bruck"},
+    [DMPI_COLL_BARRIER] = {"dissemination", "tree", NULL, "shm"},
+    [DMPI_COLL_BCAST] = {"binomial", "scatter_ring", NULL, "shm"},
+    [DMPI_COLL_REDUCE] = {"binomial", "rabenseifner", NULL, "shm"},
+    [DMPI_COLL_ALLREDUCE] = {"recursive_doubling", "rabenseifner", "ring", "shm"},
+    [DMPI_COLL_GATHER] = {"binomial", "linear", NULL, "shm"},
+    [DMPI_COLL_SCATTER] = {"binomial", "linear", NULL, "shm"},
+    [DMPI_COLL_ALLGATHER] = {"recursive_doubling", "bruck", "ring", "shm"},
+    [DMPI_COLL_ALLTOALL] = {"linear", "pairwise", "bruck", "shm"},
     [DMPI_COLL_GATHERV] = {"linear"},
     [DMPI_COLL_SCATTERV] = {"linear"},
     [DMPI_COLL_ALLGATHERV] = {"ring", "linear"},
@@ -111,8 +128,8 @@ static void read_env(void)
         const char *v = getenv(var);
         forced[c] = -1;
         if (!v || !*v || !strcmp(v, "auto")) continue;
-        for (int a = 0; a < NALGOS && algo_names[c][a]; a++)
-            if (!strcmp(v, algo_names[c][a])) forced[c] = a;
+        for (int a = 0; a < NALGOS; a++)
+            if (algo_names[c][a] && !strcmp(v, algo_names[c][a])) forced[c] = a;
         if (forced[c] < 0 && dmpi_rt.world_rank == 0)
             fprintf(stderr, "dmpi: warning: %s=%s is not a known algorithm; using auto\n", var,
                     v);
@@ -120,14 +137,30 @@ static void read_env(void)
     forced_read = true;
 }
 
+/* The first rule for the call, with or without the shared-memory ones. */
+static int first_rule(int coll, MPI_Count bytes, int nranks, bool shm_too)
+{
+    for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
+        const struct rule *r = &rules[i];
+        if (r->coll == coll && nranks >= r->min_ranks && bytes <= r->max_bytes &&
+            (shm_too || r->algo != SHM))
+            return r->algo;
+    }
+    return 0;
+}
+
 int dmpi_coll_choose(int coll, MPI_Count bytes, int nranks)
 {
     if (coll < 0 || coll >= DMPI_COLL_NCOLLS) return 0;
     if (!forced_read) read_env();
-    if (forced[coll] >= 0) return forced[coll];
-    for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
-        const struct rule *r = &rules[i];
-        if (r->coll == coll && nranks >= r->min_ranks && bytes <= r->max_bytes) return r->algo;
-    }
-    return 0;
+    if (forced[coll] >= 0 && forced[coll] != SHM) return forced[coll];
+    return first_rule(coll, bytes, nranks, false);
+}
+
+bool dmpi_coll_choose_shm(int coll, MPI_Count bytes, int nranks)
+{
+    if (coll < 0 || coll >= DMPI_COLL_NCOLLS) return false;
+    if (!forced_read) read_env();
+    if (forced[coll] >= 0) return forced[coll] == SHM;
+    return first_rule(coll, bytes, nranks, true) == SHM;
 }

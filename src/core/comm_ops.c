@@ -60,6 +60,23 @@ const char *dmpi_comm_hint_key(int i)
     return i >= 0 && i < DMPI_NHINTS ? hint_keys[i] : NULL;
 }
 
+const char *dmpi_comm_wildcard_refused(dmpi_comm *c, int src, int tag, int *cls)
+{
+    const dmpi_comm_ext *e = dmpi_comm_ext_of(c);
+    if (!e) return NULL;
+    if (src == MPI_ANY_SOURCE && e->hints[DMPI_HINT_NO_ANY_SOURCE]) {
+        *cls = MPI_ERR_RANK;
+        return "MPI_ANY_SOURCE used on a communicator with the info hint "
+               "mpi_assert_no_any_source set to true";
+    }
+    if (tag == MPI_ANY_TAG && e->hints[DMPI_HINT_NO_ANY_TAG]) {
+        *cls = MPI_ERR_TAG;
+        return "MPI_ANY_TAG used on a communicator with the info hint "
+               "mpi_assert_no_any_tag set to true";
+    }
+    return NULL;
+}
+
 dmpi_comm *dmpi_comm_new(dmpi_group *g, uint32_t context_id)
 {
     comm_impl *ci = dmpi_obj_alloc(&comm_pool);
@@ -86,6 +103,7 @@ void dmpi_comm_release(dmpi_comm *c)
 {
     if (c->builtin || --c->refcount > 0) return;
     dmpi_bsend_comm_gone(c);
+    dmpi_coll_comm_gone(c);
     dmpi_topo_release(c);
     comm_impl *ci = (comm_impl *)c;
     if (ci->ext.local) dmpi_comm_release(ci->ext.local);

@@ -83,6 +83,7 @@ typedef struct dmpi_comm {
     bool builtin;
     MPI_Comm handle;          /* the handle the user sees */
     void *coll_state;         /* owned by the coll layer */
+    void *shm_coll;           /* shared-memory collectives (coll/shm_coll.c) */
     void *attrs;              /* attributes (object-model issue) */
     void *topo;               /* topology (object-model issue) */
     uint32_t coll_seq;        /* collective sequence, for internal tags */
@@ -102,6 +103,10 @@ void dmpi_comm_retain(dmpi_comm *c);
  * deliver every buffered message (at MPI_Finalize). */
 void dmpi_bsend_comm_gone(const dmpi_comm *c);
 void dmpi_bsend_finalize(void);
+/* Collectives (coll/shm_coll.c): a dying communicator gives back its
+ * shared-memory area; MPI_Finalize drops what is left. */
+void dmpi_coll_comm_gone(dmpi_comm *c);
+void dmpi_coll_finalize(void);
 void dmpi_errhandler_retain(dmpi_errhandler *e);
 void dmpi_errhandler_release(dmpi_errhandler *e);
 static inline int dmpi_comm_world_rank(const dmpi_comm *c, int r) { return c->group->world[r]; }

@@ -140,6 +140,7 @@ int dmpi_runtime_init(int required, int *provided)
 int dmpi_runtime_finalize(void)
 {
     dmpi_p2p_finalize();
+    dmpi_coll_finalize();
     dmpi_shm_finalize();
     dmpi_pmi_finalize();
     dmpi_rt.finalized = true;
