@@ -1,0 +1,87 @@
+/* The shared-memory area of a communicator for its blocking collectives
+ * (shm_area.c) and the epoch protocol over it, used by the algorithms of
+ * shm_coll.c.
+ *
+ * The area of a communicator of p processes holds, for each of two
+ * parities, one 64-byte line per process (a sequence word and up to 56
+ * bytes of inline data) and one data slot per process
+ * (DMPI_COLL_SHM_SLOT bytes). Every step of a shared-memory collective is
+ * an epoch e = 1, 2, 3, ... of the communicator, with parity e & 1; every
+ * process takes part in every epoch. In epoch e a process writes only its
+ * own line and slot of parity e & 1 and then publishes: it stores e in its
+ * line's sequence word (release). Readers wait for that word (acquire)
+ * and then read.
+ *
+ * Reuse rule: a process publishes epoch e-1 only after it has finished
+ * everything it reads in epoch e-2 (epochs run one after the other). So
+ * before writing its line or slot in epoch e, a process makes sure that
+ * every other process has published e-1 (dmpi_shm_begin with writes =
+ * true); epochs in which a process waited for everyone tell it that for
+ * free, so the check is usually no work. A process that writes nothing
+ * but its sequence word in an epoch needs no check. */
+#ifndef DMPI_SHM_AREA_H
+#define DMPI_SHM_AREA_H
+
+#include "coll/coll.h"
+
+#include <stdatomic.h>
+
+#define DMPI_SHM_LINE 64
+#define DMPI_SHM_INLINE (DMPI_SHM_LINE - 8)
+
+typedef struct dmpi_shm_line {
+    _Alignas(DMPI_SHM_LINE) _Atomic uint64_t seq; /* last epoch published */
+    unsigned char data[DMPI_SHM_INLINE];
+} dmpi_shm_line;
+
+typedef struct dmpi_shm_area dmpi_shm_area;
+
+typedef struct dmpi_shm_comm {
+    dmpi_shm_area *area; /* NULL: no area, the point-to-point algorithms run */
+    int p, r;
+    size_t slot;
+    uint64_t epoch;         /* last epoch begun here */
+    uint64_t known;         /* every process is known to have published this epoch */
+    dmpi_shm_line *lines;   /* lines[par * p + j] */
+    unsigned char *data;    /* slot (par, j) at data + (par * p + j) * slot */
+} dmpi_shm_comm;
+
+/* Configuration (environment, read once): slot bytes, largest size. */
+size_t dmpi_shm_slot_bytes(void);
+int dmpi_shm_max_ranks(void);
+/* c's state, set up on first use (collective over c: every process must
+ * call it at the same point); its area is NULL if none could be had. */
+dmpi_shm_comm *dmpi_shm_comm_of(dmpi_comm *c);
+
+static inline dmpi_shm_line *dmpi_shm_line_of(dmpi_shm_comm *st, uint64_t e, int j)
+{
+    return &st->lines[(size_t)(e & 1) * st->p + j];
+}
+
+/* Where process j puts `need` bytes in epoch e: inline in its line when
+ * they fit, else in its slot (need <= st->slot). */
+static inline unsigned char *dmpi_shm_slot(dmpi_shm_comm *st, uint64_t e, int j, size_t need)
+{
+    if (need <= DMPI_SHM_INLINE) return dmpi_shm_line_of(st, e, j)->data;
+    return st->data + ((size_t)(e & 1) * st->p + j) * st->slot;
+}
+
+/* Waits until process j has published epoch e (progressing meanwhile). */
+void dmpi_shm_wait(dmpi_shm_comm *st, uint64_t e, int j);
+/* Waits until everyone has published epoch e. */
+void dmpi_shm_wait_all(dmpi_shm_comm *st, uint64_t e);
+
+/* Starts the next epoch and returns it. */
+static inline uint64_t dmpi_shm_begin(dmpi_shm_comm *st, bool writes)
+{
+    uint64_t e = ++st->epoch;
+    if (writes && st->known + 1 < e) dmpi_shm_wait_all(st, e - 1);
+    return e;
+}
+
+static inline void dmpi_shm_publish(dmpi_shm_comm *st, uint64_t e)
+{
+    atomic_store_explicit(&dmpi_shm_line_of(st, e, st->r)->seq, e, memory_order_release);
+}
+
+#endif
