@@ -70,14 +70,16 @@ static void init_comm(dmpi_comm *c, MPI_Comm h, dmpi_group *g, uint32_t ctx, con
  * while another sits idle. DMPI_BIND=0 turns it off. */
 static void bind_to_core(int local_rank, int local_size)
 {
-    if (!dmpi_env_long("DMPI_BIND", 1) || local_size < 2) return;
+    long mode = dmpi_env_long("DMPI_BIND", 1);
+    if (!mode || local_size < 2) return;
     cpu_set_t allowed;
     if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) return;
-    if (CPU_COUNT(&allowed) < local_size) return;
-    int seen = 0;
+    int ncpus = CPU_COUNT(&allowed);
+    if (ncpus < local_size && mode < 2) return;
+    int seen = 0, want = local_rank % ncpus;
     for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
         if (!CPU_ISSET(cpu, &allowed)) continue;
-        if (seen++ == local_rank) {
+        if (seen++ == want) {
             cpu_set_t one;
             CPU_ZERO(&one);
             CPU_SET(cpu, &one);
