@@ -41,7 +41,10 @@ install: build
 # Sanitizer runs: any report fails the test it happens in. Programs built
 # without the sanitizer (cross-ABI, CMake example) load the ASan library
 # late: verify_asan_link_order=0 lets them.
-SAN_ENV = ASAN_OPTIONS=$${ASAN_OPTIONS:-detect_leaks=1:verify_asan_link_order=0} \
+# The malloc library (DMPI_SHM_MALLOC) would hide allocations from the
+# sanitizers' own malloc: off under them.
+SAN_ENV = DMPI_SHM_MALLOC=0 \
+	ASAN_OPTIONS=$${ASAN_OPTIONS:-detect_leaks=1:verify_asan_link_order=0} \
 	UBSAN_OPTIONS=$${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
 	TSAN_OPTIONS=$${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1}
 asan:

@@ -23,6 +23,38 @@ static void setenv_int(const char *name, int v)
     setenv(name, buf, 1);
 }
 
+/* DMPI_SHM_MALLOC (default on): preload libdmpi_malloc.so, found next to
+ * this mpiexec (<bin>/../lib in an install, <bin>/.. in a build tree), so
+ * that large malloc blocks of the ranks come from the shared heap. */
+static void preload_malloc(void)
+{
+    const char *v = getenv("DMPI_SHM_MALLOC");
+    if (v && !strcmp(v, "0")) return;
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0) return;
+    exe[n] = 0;
+    char *slash = strrchr(exe, '/');
+    if (!slash) return;
+    *slash = 0;
+    static const char *const where[] = {"/../lib/libdmpi_malloc.so", "/../libdmpi_malloc.so"};
+    for (size_t i = 0; i < sizeof where / sizeof where[0]; i++) {
+        char lib[4200];
+        snprintf(lib, sizeof lib, "%s%s", exe, where[i]);
+        char *real = realpath(lib, NULL);
+        if (!real) continue;
+        const char *old = getenv("LD_PRELOAD");
+        char *val = malloc(strlen(real) + (old ? strlen(old) : 0) + 2);
+        if (val) {
+            sprintf(val, old && *old ? "%s:%s" : "%s", real, old);
+            setenv("LD_PRELOAD", val, 1);
+            free(val);
+        }
+        free(real);
+        return;
+    }
+}
+
 /* In the child: never returns. */
 static void exec_rank(mpx_job *job, mpx_rank *r, pid_t parent, int in_fd, int out_fd, int err_fd, int pmi_fd)
 {
@@ -47,6 +79,7 @@ static void exec_rank(mpx_job *job, mpx_rank *r, pid_t parent, int in_fd, int ou
     setenv_int("DMPI_LOCAL_SIZE", job->n);
     setenv_int("MPI_LOCALRANKID", r->rank);
     setenv_int("MPI_LOCALNRANKS", job->n);
+    preload_malloc();
 
     execv(o->prog_path, o->argv);
     dprintf(2, "mpiexec: rank %d: cannot execute '%s': %s\n", r->rank, o->prog_path, strerror(errno));

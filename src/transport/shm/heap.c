@@ -10,7 +10,11 @@
  * file and tries candidate addresses until MAP_FIXED_NOREPLACE succeeds;
  * the others map the file at the same address; if any rank cannot, the
  * heap is switched off everywhere and MPI_Alloc_mem falls back to malloc.
- * DMPI_SHM_HEAP_MB sets the size (0 disables it). */
+ * DMPI_SHM_HEAP_MB sets the size (0 disables it).
+ *
+ * Allocation and release take a mutex: besides MPI (MPI_Alloc_mem, the
+ * collective areas) the malloc library (malloc_hook.h) may call them from
+ * any thread of the application. */
 #include "transport/shm/heap.h"
 
 #include "core/dmpi.h"
@@ -18,6 +22,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +42,7 @@ typedef struct block {
 #define HDR 64
 
 static block *free_list;
+static pthread_mutex_t heap_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void heap_name(char *buf, size_t n)
 {
@@ -51,6 +57,19 @@ static uintptr_t candidate(int i)
     return ((uintptr_t)0x200000000000ull + ((uintptr_t)i * 16 + salt) * ((uintptr_t)1 << 36));
 }
 
+/* In a forked child the heap is not mapped: it serves nothing. */
+static void heap_off_in_child(void)
+{
+    dmpi_heap.enabled = false;
+    free_list = NULL;
+    pthread_mutex_init(&heap_lock, NULL);
+}
+
+static void register_fork_handler(void)
+{
+    pthread_atfork(NULL, NULL, heap_off_in_child);
+}
+
 static void *map_at(int fd, uintptr_t addr, size_t size)
 {
     void *p = mmap((void *)addr, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED_NOREPLACE,
@@ -60,6 +79,13 @@ static void *map_at(int fd, uintptr_t addr, size_t size)
         munmap(p, size);
         return NULL;
     }
+    /* A forked child gets none of it: shared pages would let it write into
+     * this process's buffers (with the malloc library, into ordinary
+     * malloc'ed ones), and its allocator could corrupt our free list.
+     * Children that exec, as most do, never notice. */
+    (void)madvise(p, size, MADV_DONTFORK);
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, register_fork_handler);
     return p;
 }
 
@@ -131,19 +157,43 @@ void dmpi_heap_enable(bool everyone_mapped, int rank, int nranks)
 
 void dmpi_heap_finalize(void)
 {
-    /* The mapping stays until exit: memory from MPI_Alloc_mem that the
-     * program still touches after MPI_Finalize remains valid. */
+    /* The mapping stays until exit: memory from MPI_Alloc_mem (or malloc,
+     * with the malloc library) that the program still touches after
+     * MPI_Finalize remains valid. */
+    pthread_mutex_lock(&heap_lock);
     dmpi_heap.enabled = false;
     free_list = NULL;
+    pthread_mutex_unlock(&heap_lock);
 }
 
-void *dmpi_heap_alloc(size_t n)
+/* Bytes to skip at the front of free block b so that its user area is
+ * aligned to align (a power of two); the skipped part must be able to
+ * stay a free block of its own. */
+static size_t front_pad(const block *b, size_t align)
 {
-    if (!dmpi_heap.enabled) return NULL;
+    uintptr_t user = (uintptr_t)b + HDR;
+    size_t pad = (size_t)(-user & (align - 1));
+    if (pad && pad < 2 * HDR) pad += (2 * HDR + align - 1) & ~(align - 1);
+    return pad;
+}
+
+static void *alloc_locked(size_t n, size_t align)
+{
+    if (!dmpi_heap.enabled || n > dmpi_heap.size) return NULL;
     size_t need = ((n + HDR - 1) & ~(size_t)(HDR - 1)) + HDR;
     for (block **pp = &free_list; *pp; pp = &(*pp)->next) {
         block *b = *pp;
-        if (b->size < need) continue;
+        size_t pad = align > HDR ? front_pad(b, align) : 0;
+        if (b->size < need + pad) continue;
+        if (pad) { /* the front stays free, in b's place in the list */
+            block *a = (block *)(void *)((char *)b + pad);
+            a->size = b->size - pad;
+            a->next = b->next;
+            b->size = pad;
+            pp = &b->next;
+            *pp = a;
+            b = a;
+        }
         if (b->size - need >= 2 * HDR) { /* split: keep the tail free */
             block *rest = (block *)(void *)((char *)b + need);
             rest->size = b->size - need;
@@ -159,7 +209,27 @@ void *dmpi_heap_alloc(size_t n)
     return NULL;
 }
 
-bool dmpi_heap_free(void *p)
+void *dmpi_heap_alloc(size_t n)
+{
+    return dmpi_heap_alloc_aligned(n, HDR);
+}
+
+void *dmpi_heap_alloc_aligned(size_t n, size_t align)
+{
+    if (align & (align - 1) || align > ((size_t)1 << 30)) return NULL;
+    pthread_mutex_lock(&heap_lock);
+    void *p = alloc_locked(n, align);
+    pthread_mutex_unlock(&heap_lock);
+    return p;
+}
+
+size_t dmpi_heap_usable(const void *p)
+{
+    const block *b = (const block *)(const void *)((const char *)p - HDR);
+    return b->size - HDR;
+}
+
+static bool free_locked(void *p)
 {
     if (!dmpi_heap.enabled || (char *)p < (char *)dmpi_heap.slice_lo + HDR ||
         (char *)p >= (char *)dmpi_heap.slice_hi)
@@ -182,4 +252,12 @@ bool dmpi_heap_free(void *p)
         }
     }
     return true;
+}
+
+bool dmpi_heap_free(void *p)
+{
+    pthread_mutex_lock(&heap_lock);
+    bool ok = free_locked(p);
+    pthread_mutex_unlock(&heap_lock);
+    return ok;
 }

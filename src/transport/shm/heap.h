@@ -24,8 +24,13 @@ void dmpi_heap_unlink(void);
 void dmpi_heap_enable(bool everyone_mapped, int rank, int nranks);
 void dmpi_heap_finalize(void);
 
-void *dmpi_heap_alloc(size_t n);   /* NULL when off or full */
+void *dmpi_heap_alloc(size_t n);   /* NULL when off or full; 64-byte aligned */
+void *dmpi_heap_alloc_aligned(size_t n, size_t align); /* align: a power of two */
 bool dmpi_heap_free(void *p);      /* false if p is not from this heap */
+size_t dmpi_heap_usable(const void *p); /* usable bytes of a live block */
+/* Hands the heap to the malloc library if the launcher preloaded it
+ * (malloc_hook.c). */
+void dmpi_heap_offer_malloc(void);
 
 /* Is [p, p+n) inside the shared heap (so valid in every local rank)? */
 static inline bool dmpi_heap_contains(uint64_t p, uint64_t n)

@@ -161,6 +161,7 @@ int dmpi_shm_init(int rank, int size)
     for (int p = 0; p < size; p++)
         if (!atomic_load(&rec(p)->heap_ok)) heap_everywhere = false;
     dmpi_heap_enable(heap_everywhere, rank, size);
+    dmpi_heap_offer_malloc();
     setup_rings(rank, size);
     return 0;
 fail:
