@@ -75,7 +75,7 @@ fuzz: # exit status 77: no clang/libFuzzer here, skipped
 	tests/fuzz/run_fuzz.sh --time $(FUZZ_TIME) || test $$? = 77
 
 bench: build
-	bench/compare.sh --dmpi-prefix $(BUILD)
+	bench/run_all.sh --dmpi-prefix $(BUILD) $(BENCH_ARGS)
 
 check-mpi4py: build
 	tests/mpi4py/run_mpi4py.sh $(BUILD)

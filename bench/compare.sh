@@ -7,6 +7,9 @@
 # samples of all rounds and prints one table per test (bench/compare_summary.py).
 # Raw samples go to results/compare-<time>.csv.  See bench/README.md.
 # --suite coll runs bench/coll_bench.c instead, at 2, 4 and 8 ranks.
+# The pt2pt tests mbw and msgrate run on --pair-ranks ranks (default: the
+# online cores) and are named mbw/npN, msgrate/npN.  bench/run_all.sh drives
+# this script for the all-in-one suite.
 set -u -o pipefail
 
 REPO=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd)
@@ -24,6 +27,8 @@ SKIP=
 OUT=
 RUN_TIMEOUT=300
 NRANKS=2
+PAIR_RANKS=
+declare -A TEST_SIZES   # --test-sizes TEST=LIST: sizes for one test
 
 # The MPIs, in the order they run within a round.  key: label in tables.
 ALL_MPIS="dmpi mpich5 ompi5 mpich4"
@@ -36,12 +41,16 @@ usage: bench/compare.sh [options]
   --suite NAME        pt2pt (dmpi_bench_pt2pt, 2 ranks; default), coll
                       (coll_bench: collective latency at several rank counts) or
                       rma (rma_bench: one-sided latency with flush, 2 ranks)
-  --tests LIST        tests, comma-separated: pt2pt: lat, bw, bibw (default all);
+  --tests LIST        tests, comma-separated: pt2pt: lat, bw, bibw, mbw, msgrate
+                      (default lat,bw,bibw);
                       coll: barrier, bcast, allreduce, reduce, allgather, alltoall
                       (default all)
   --sizes LIST        message sizes: a,b,c or min:max, K/M suffixes (default
                       pt2pt 0,8,1K,8K,64K,1M,4M; coll 8,1K,64K,1M)
+  --test-sizes T=LIST sizes for test T only (repeatable), e.g. msgrate=1,8,64
   --nps LIST          coll: rank counts (default 2,4,8)
+  --pair-ranks N      pt2pt mbw, msgrate: ranks, paired i <-> i+N/2 (default:
+                      online cores, at least 2)
   --rounds N          rounds of alternation (default $ROUNDS)
   --samples N         samples per size in each run (default $SAMPLES); the table
                       pools rounds x samples per MPI
@@ -67,6 +76,10 @@ parse_args() {
             --suite) SUITE=$2 ;;
             --tests) TESTS=$2 ;;
             --nps) NPS=$2 ;;
+            --pair-ranks) PAIR_RANKS=$2 ;;
+            --test-sizes)
+                [[ $2 == ?*=?* ]] || die "--test-sizes wants TEST=LIST, got $2"
+                TEST_SIZES[${2%%=*}]=${2#*=} ;;
             --sizes) SIZES=$2 ;;
             --rounds) ROUNDS=$2 ;;
             --samples) SAMPLES=$2 ;;
@@ -80,9 +93,14 @@ parse_args() {
         esac
         shift 2
     done
-    for n in "$ROUNDS" "$SAMPLES" "$RUN_TIMEOUT" ${ITERS:+"$ITERS"} ${WARMUP:+"$WARMUP"}; do
+    if [ -z "$PAIR_RANKS" ]; then
+        PAIR_RANKS=$(nproc 2>/dev/null || echo 2)
+        [ "$PAIR_RANKS" -ge 2 ] || PAIR_RANKS=2
+    fi
+    for n in "$ROUNDS" "$SAMPLES" "$RUN_TIMEOUT" "$PAIR_RANKS" ${ITERS:+"$ITERS"} ${WARMUP:+"$WARMUP"}; do
         [[ $n =~ ^[0-9]+$ ]] || die "not a number: $n"
     done
+    [ "$PAIR_RANKS" -ge 2 ] || die "--pair-ranks needs at least 2"
     case $SUITE in
         pt2pt)
             BENCH=dmpi_bench_pt2pt
@@ -90,7 +108,9 @@ parse_args() {
             SIZES=${SIZES:-0,8,1K,8K,64K,1M,4M}
             NPS=2
             for t in ${TESTS//,/ }; do
-                case $t in lat|bw|bibw) ;; *) die "unknown test $t (lat, bw, bibw)" ;; esac
+                case $t in lat|bw|bibw|mbw|msgrate) ;;
+                    *) die "unknown test $t (lat, bw, bibw, mbw, msgrate)" ;;
+                esac
             done ;;
         coll)
             BENCH=coll_bench
@@ -118,6 +138,13 @@ parse_args() {
 }
 
 skipped() { [[ ",$SKIP," == *",$1,"* ]]; }
+
+# pt2pt tests on all ranks in pairs (the others use 2 ranks)
+multi_pair() { [ "$SUITE" = pt2pt ] && { [ "$1" = mbw ] || [ "$1" = msgrate ]; }; }
+
+# Ranks and sizes of one test (for the coll suite the ranks come from --nps).
+ranks_for() { if multi_pair "$1"; then echo "$PAIR_RANKS"; else echo "$2"; fi; }
+sizes_for() { echo "${TEST_SIZES[$1]:-$SIZES}"; }
 
 # A PyPI MPI into $CACHE/peers/NAME-VERSION with pip's --prefix layout
 # (bin/, lib/, include/): no virtual environment needed.
@@ -169,9 +196,9 @@ setup_mpich4() {
     fi
 }
 
-# Build the benchmark with MPI $1's wrapper into $CACHE/compare/$1/.
+# Build the benchmark with MPI $1's wrapper into $WORK/$1/.
 build_bench() {
-    local key=$1 dir=$CACHE/compare/$1
+    local key=$1 dir=$WORK/$1
     mkdir -p "$dir"
     log "building $BENCH with ${CC_OF[$key]}"
     "${CC_OF[$key]}" -O2 -o "$dir/$BENCH" \
@@ -180,14 +207,16 @@ build_bench() {
 }
 
 # One benchmark run; appends "mpi,round,test,size,sample,us" lines to $OUT
-# (coll suite: the test is named test/npN).
+# (coll suite and pt2pt mbw/msgrate: the test is named test/npN).
 run_one() {
-    local key=$1 round=$2 test=$3 np=${4:-$NRANKS} tmp=$CACHE/compare/$1/run
+    local key=$1 round=$2 test=$3 np=${4:-$NRANKS} tmp=$WORK/$1/run
     local label=$test
-    [ "$SUITE" = coll ] && label=$test/np$np
+    { [ "$SUITE" = coll ] || multi_pair "$test"; } && label=$test/np$np
+    RUN_NO=$((RUN_NO + 1))
+    local where="[round $round/$ROUNDS, run $RUN_NO/$RUN_TOTAL]"
     local -a cmd
     read -r -a cmd <<<"${MPIEXEC_OF[$key]}"
-    cmd+=(-n "$np" "$CACHE/compare/$key/$BENCH" -t "$test" -m "$SIZES" -s "$SAMPLES" --raw)
+    cmd+=(-n "$np" "$WORK/$key/$BENCH" -t "$test" -m "$(sizes_for "$test")" -s "$SAMPLES" --raw)
     [ -n "$ITERS" ] && cmd+=(-i "$ITERS")
     [ -n "$WARMUP" ] && cmd+=(-x "$WARMUP")
 
@@ -195,7 +224,7 @@ run_one() {
     OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
         timeout "$RUN_TIMEOUT" "${cmd[@]}" >"$tmp.out" 2>"$tmp.err" </dev/null || rc=$?
     if [ $rc -ne 0 ]; then
-        log "  ${NAME[$key]} $label FAILED (exit $rc$([ $rc = 124 ] && echo ", timed out after ${RUN_TIMEOUT}s")): ${cmd[*]}"
+        log "  $where ${NAME[$key]} $label FAILED (exit $rc$([ $rc = 124 ] && echo ", timed out after ${RUN_TIMEOUT}s")): ${cmd[*]}"
         tail -n 5 "$tmp.err" | sed 's/^/    /' >&2
         FAILURES+=("${NAME[$key]} $label round $round")
         return 1
@@ -204,7 +233,7 @@ run_one() {
         | sed "s|^$test,|$label,|; s|^|${NAME[$key]},$round,|" >>"$OUT"
     local secs
     secs=$(awk -v a="$t0" -v b="${EPOCHREALTIME:-$SECONDS}" 'BEGIN { printf "%.1f", b - a }')
-    log "  ${NAME[$key]} $label: $(($(grep -c . "$tmp.out") - 1)) samples, $secs s"
+    log "  $where ${NAME[$key]} $label: $(($(grep -c . "$tmp.out") - 1)) samples, $secs s"
 }
 
 main() {
@@ -212,6 +241,12 @@ main() {
     command -v python3 >/dev/null || die "python3 is needed"
     mkdir -p "$CACHE" "$REPO/results" || die "cannot create $CACHE or results/"
     [ -n "$OUT" ] || OUT=$REPO/results/compare-$(date +%Y%m%d-%H%M%S).csv
+    # binaries and run outputs of this invocation only: runs side by side
+    # (other users of the same cache) must not overwrite each other's
+    mkdir -p "$CACHE/compare" || die "cannot create $CACHE/compare"
+    WORK=$(mktemp -d "$CACHE/compare/run.XXXXXX") || die "cannot create a folder in $CACHE/compare"
+    trap 'rm -rf "$WORK"' EXIT
+    trap 'exit 130' INT TERM
 
     local key mpis=()
     for key in $ALL_MPIS; do
@@ -221,9 +256,16 @@ main() {
     done
     [ ${#mpis[@]} -gt 0 ] || die "no MPI to run"
     log "MPIs: $(for k in "${mpis[@]}"; do printf '%s ' "${NAME[$k]}"; done)"
-    log "suite $SUITE: tests $TESTS, sizes $SIZES, ranks $NPS, $ROUNDS rounds x $SAMPLES samples; raw CSV: $OUT"
+    local t extra=
+    for t in ${TESTS//,/ }; do
+        [ -n "${TEST_SIZES[$t]:-}" ] && extra+=", $t sizes ${TEST_SIZES[$t]}"
+        multi_pair "$t" && extra+=", $t on $PAIR_RANKS ranks"
+    done
+    log "suite $SUITE: tests $TESTS, sizes $SIZES$extra, ranks $NPS, $ROUNDS rounds x $SAMPLES samples; raw CSV: $OUT"
 
     FAILURES=()
+    RUN_NO=0
+    RUN_TOTAL=$((ROUNDS * ${#mpis[@]} * $(wc -w <<<"${NPS//,/ }") * $(wc -w <<<"${TESTS//,/ }")))
     echo "mpi,round,test,size,sample,us" >"$OUT"
     local round test np
     for ((round = 1; round <= ROUNDS; round++)); do
@@ -231,7 +273,7 @@ main() {
         for np in ${NPS//,/ }; do
             for test in ${TESTS//,/ }; do
                 for key in "${mpis[@]}"; do
-                    run_one "$key" "$round" "$test" "$np"
+                    run_one "$key" "$round" "$test" "$(ranks_for "$test" "$np")"
                 done
             done
         done

@@ -2,9 +2,12 @@
 """compare_summary.py: turn the raw samples written by bench/compare.sh
 (CSV: mpi,round,test,size,sample,us) into one table per test: for every
 message size, each MPI's median and p99 over all its samples (all rounds
-pooled) and the ratio dmpi / best peer.
+pooled) and the ratio dmpi / best peer.  --medians-csv also writes those
+figures as CSV (one line per test, size and MPI).  bench/plot_results.py
+reuses the functions here.
 
-usage: compare_summary.py [--order mpi1,mpi2,...] [--dmpi NAME] FILE.csv
+usage: compare_summary.py [--order mpi1,mpi2,...] [--dmpi NAME]
+                          [--medians-csv OUT.csv] FILE.csv
 """
 import argparse
 import collections
@@ -19,6 +22,10 @@ TESTS = {
     "lat": ("time per message (half round trip), microseconds", False),
     "bw": ("bandwidth, MB/s (10^6 bytes/s) from the time per message", True),
     "bibw": ("bandwidth both directions together, MB/s from the time per message", True),
+    "mbw": ("aggregate bandwidth, all pairs i <-> i+n/2 streaming at once,"
+            " MB/s from the time per message of all pairs", True),
+    "msgrate": ("aggregate message rate, all pairs i <-> i+n/2 at once,"
+                " million messages per second", True),
     "barrier": (COLL_WHAT, False),
     "bcast": (COLL_WHAT, False),
     "allreduce": (COLL_WHAT, False),
@@ -72,15 +79,26 @@ def load(path):
     return samples, rounds
 
 
+def unit(test, size):
+    """The unit of the figures stats() gives."""
+    base = test.split("/")[0]
+    if not kind(test)[1]:
+        return "us"
+    return "Mmsg/s" if base == "msgrate" or size == 0 else "MB/s"
+
+
 def stats(test, size, values):
-    """(shown median, shown p99) for one MPI: times for lat, MB/s for bw/bibw.
-    For bandwidth the 'p99' is the rate at the p99 time (the slow tail)."""
+    """(shown median, shown p99) for one MPI: times for lat, MB/s for bw/bibw/
+    mbw, million messages per second for msgrate.  For rates the 'p99' is the
+    rate at the p99 time (the slow tail)."""
     values = sorted(values)
     t50, t99 = quantile(values, 0.5), quantile(values, 0.99)
     if not kind(test)[1]:
         return t50, t99
-    # bytes per message, or for empty messages the message rate (Mmsg/s)
-    per_msg = (size or 1) * (2 if test == "bibw" else 1)
+    # bytes per message, or for empty messages and msgrate the message rate
+    # (Mmsg/s: the times are microseconds)
+    base = test.split("/")[0]
+    per_msg = 1 if base == "msgrate" else (size or 1) * (2 if base == "bibw" else 1)
     return (per_msg / t50 if t50 > 0 else 0.0), (per_msg / t99 if t99 > 0 else 0.0)
 
 
@@ -96,13 +114,14 @@ def table(test, sizes, mpis, dmpi, samples, out):
         out.write(f"  ratio = {dmpi} median / best peer median, in brackets {dmpi} p99 /"
                   f" best peer p99: {'above' if higher_better else 'below'} 1 means"
                   f" {dmpi} is better\n")
-    if higher_better and 0 in sizes:
+    if higher_better and 0 in sizes and test.split("/")[0] != "msgrate":
         out.write("  size 0: million messages per second instead of MB/s\n")
     width = {m: max(len(m), 15) for m in mpis}
     bestw = max([len(p) for p in peers] + [9])
     head = f"{'size':>6}  " + "  ".join(f"{m:>{width[m]}}" for m in mpis)
     head += f"  {'best peer':>{bestw}}" + (f"  {'ratio':>12}" if have_dmpi else "")
     out.write(head + "\n")
+    behind = []  # sizes where dmpi's median is worse than the best peer's
     for size in sizes:
         row = f"{human_size(size):>6}  "
         got = {}
@@ -127,8 +146,45 @@ def table(test, sizes, mpis, dmpi, samples, out):
                 r50 = got[dmpi][0] / got[best][0]
                 r99 = got[dmpi][1] / got[best99][1]
                 ratio = f"{r50:.2f} ({r99:.2f})"
+                if (r50 < 1) if higher_better else (r50 > 1):
+                    behind.append(human_size(size))
             row += f"  {ratio:>12}"
         out.write(row + "\n")
+    if have_dmpi:
+        if behind:
+            out.write(f"  {dmpi} median behind the best peer at: {', '.join(behind)}\n")
+        else:
+            out.write(f"  {dmpi} median at least as good as the best peer at every size\n")
+
+
+def write_medians(path, samples, mpis, dmpi):
+    """One CSV line per (test, size, MPI): sample count, median and p99 time,
+    the figures of the table and, on dmpi's lines, the ratio of the table:
+    dmpi's median figure / the best peer's (for times below 1 means dmpi is
+    better, for rates above 1)."""
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["test", "size", "mpi", "samples", "median_us", "p99_us",
+                    "median", "p99", "unit", "best_peer", "ratio"])
+        for test, size in sorted({(k[0], k[1]) for k in samples}):
+            if test.split("/")[0] not in TESTS:
+                continue
+            higher = kind(test)[1]
+            got = {m: samples[(test, size, m)] for m in mpis if (test, size, m) in samples}
+            shown = {m: stats(test, size, v) for m, v in got.items()}
+            peers = [m for m in got if m != dmpi]
+            best = None
+            if peers:
+                best = (max if higher else min)(peers, key=lambda p: shown[p][0])
+            for m, v in got.items():
+                v = sorted(v)
+                ratio = ""
+                if m == dmpi and best and shown[best][0] > 0:
+                    ratio = f"{shown[m][0] / shown[best][0]:.4f}"
+                w.writerow([test, size, m, len(v), f"{quantile(v, 0.5):.4f}",
+                            f"{quantile(v, 0.99):.4f}", f"{shown[m][0]:.6g}",
+                            f"{shown[m][1]:.6g}", unit(test, size),
+                            best or "", ratio])
 
 
 def main():
@@ -136,6 +192,7 @@ def main():
     ap.add_argument("csv", help="raw samples from compare.sh")
     ap.add_argument("--order", default="", help="MPIs in column order, comma-separated")
     ap.add_argument("--dmpi", default="dmpi", help="name of the MPI under test")
+    ap.add_argument("--medians-csv", metavar="OUT", help="also write the figures as CSV")
     args = ap.parse_args()
 
     samples, rounds = load(args.csv)
@@ -154,6 +211,8 @@ def main():
     for test in tests:
         sizes = sorted({k[1] for k in samples if k[0] == test})
         table(test, sizes, mpis, args.dmpi, samples, out)
+    if args.medians_csv:
+        write_medians(args.medians_csv, samples, mpis, args.dmpi)
 
 
 if __name__ == "__main__":

@@ -1,9 +1,11 @@
-/* dmpi_bench_pt2pt.c: point-to-point benchmark between ranks 0 and 1:
+/* dmpi_bench_pt2pt.c: point-to-point benchmark.  Between ranks 0 and 1:
  * ping-pong latency (half round trip), uni-directional bandwidth (a window
- * of nonblocking sends, then an ack) and bi-directional bandwidth.  Each
- * message size is measured as many samples (a sample = a batch of
- * iterations timed with MPI_Wtime); the output is the median and p99 over
- * samples of the time per message, and MB/s computed from the median.
+ * of nonblocking sends, then an ack) and bi-directional bandwidth.  On all
+ * ranks, in pairs i <-> i + n/2 streaming at once: aggregate bandwidth
+ * (mbw) and message rate (msgrate).  Each message size is measured as many
+ * samples (a sample = a batch of iterations timed with MPI_Wtime); the
+ * output is the median and p99 over samples of the time per message, and
+ * MB/s computed from the median.
  * Plain MPI C: the same source builds with dmpi, MPICH and Open MPI. */
 #define _POSIX_C_SOURCE 200809L
 #include <mpi.h>
@@ -13,8 +15,15 @@
 
 #include "bench_util.h"
 
-enum test_kind { TEST_LAT, TEST_BW, TEST_BIBW, TEST_COUNT };
-static const char *const test_names[TEST_COUNT] = { "lat", "bw", "bibw" };
+enum test_kind { TEST_LAT, TEST_BW, TEST_BIBW, TEST_MBW, TEST_MSGRATE, TEST_COUNT };
+static const char *const test_names[TEST_COUNT] = { "lat", "bw", "bibw", "mbw", "msgrate" };
+
+/* mbw and msgrate: every rank below 2 * npairs takes part; rank i sends to
+ * rank i + npairs.  The others tests use ranks 0 and 1 only. */
+static int multi_pair(int t)
+{
+    return t == TEST_MBW || t == TEST_MSGRATE;
+}
 
 #define TAG_DATA 1
 #define TAG_ACK 2
@@ -39,6 +48,7 @@ struct options {
 struct bench {
     const struct options *o;
     int rank;
+    int npairs;       /* mbw, msgrate: pairs streaming at once */
     char *sbuf;       /* send buffer: one message */
     char *rbuf;       /* receive area: `window` slots of one message */
     MPI_Request *reqs;
@@ -48,21 +58,25 @@ struct bench {
 
 static void usage(void)
 {
-    printf("usage: dmpi_bench_pt2pt [options]   (run with 2 ranks)\n"
-           "  -t lat|bw|bibw[,...]  tests to run (default lat)\n"
+    printf("usage: dmpi_bench_pt2pt [options]   (run with 2 ranks or more)\n"
+           "  -t TEST[,...]         tests to run (default lat): lat, bw, bibw (ranks 0\n"
+           "                        and 1); mbw, msgrate (all ranks, pairs i <-> i+n/2)\n"
            "  -m min:max | a,b,c    message sizes, K/M suffixes (default 0:16M)\n"
-           "  -i iters              iterations per sample (default 100 lat, 20 bw/bibw)\n"
+           "  -i iters              iterations per sample (default 100 lat, 20 others)\n"
            "  -s samples            samples per size (default 100)\n"
            "  -x warmup             untimed iterations per size (default 10)\n"
-           "  -w window             messages in flight for bw/bibw (default 64)\n"
+           "  -w window             messages in flight per pair, all tests but lat\n"
+           "                        (default 64)\n"
            "  -B bytes              data one sample may move before iterations\n"
            "                        are reduced for large messages (default 16M)\n"
            "  --csv                 test,size,median_us,p99_us,mbps lines\n"
            "  --raw                 every sample: test,size,sample,us lines\n"
            "  --alloc-mem           buffers from MPI_Alloc_mem instead of malloc\n"
            "Times are per message: ping-pong half round trip (lat), window time /\n"
-           "window (bw, bibw). MB/s = bytes per message (bibw: both directions) /\n"
-           "median time; 1 MB = 10^6 bytes.\n");
+           "window (bw, bibw), window time / (window x pairs) (mbw, msgrate: the\n"
+           "slowest sender's time, so all pairs' messages count). MB/s = bytes per\n"
+           "message (bibw: both directions) / median time; 1 MB = 10^6 bytes.\n"
+           "msgrate also shows million messages per second = 1 / median time.\n");
 }
 
 static int parse_tests(const char *spec, struct options *o)
@@ -159,7 +173,7 @@ static int window_for(const struct options *o, enum test_kind t, size_t size)
  * (never fewer than one). */
 static int iters_for(const struct options *o, int want, enum test_kind t, size_t size)
 {
-    size_t per_iter = size * (size_t)window_for(o, t, size) * (t == TEST_BW ? 1 : 2);
+    size_t per_iter = size * (size_t)window_for(o, t, size) * (t == TEST_LAT || t == TEST_BIBW ? 2 : 1);
     if (per_iter == 0)
         return want;
     size_t fit = o->budget / per_iter;
@@ -195,22 +209,53 @@ static void check(const struct bench *b, const char *test, size_t size, int nslo
     }
 }
 
-/* One sample of `iters` iterations; returns seconds (meaningful on rank 0). */
+/* mbw, msgrate: each sender posts a window of sends to its partner, the
+ * receiver a window of receives; the receiver acks once its window is in.
+ * Ranks at or past 2 * npairs (odd rank counts) only join the barrier. */
+static void multi_pair_iter(struct bench *b, size_t size, int win)
+{
+    MPI_Comm comm = MPI_COMM_WORLD;
+    const int np = b->npairs;
+    int ack = 0;
+
+    if (b->rank < np) {
+        for (int w = 0; w < win; w++)
+            MPI_Isend(b->sbuf, (int)size, MPI_BYTE, b->rank + np, TAG_DATA, comm, &b->reqs[w]);
+        MPI_Waitall(win, b->reqs, b->stats);
+        MPI_Recv(&ack, 1, MPI_INT, b->rank + np, TAG_ACK, comm, MPI_STATUS_IGNORE);
+    } else if (b->rank < 2 * np) {
+        for (int w = 0; w < win; w++)
+            MPI_Irecv(b->rbuf + (size_t)w * size, (int)size, MPI_BYTE, b->rank - np, TAG_DATA,
+                      comm, &b->reqs[w]);
+        MPI_Waitall(win, b->reqs, b->stats);
+        MPI_Send(&ack, 1, MPI_INT, b->rank - np, TAG_ACK, comm);
+    }
+}
+
+/* One sample of `iters` iterations; returns seconds (meaningful on rank 0,
+ * and for mbw/msgrate on every sender). */
 static double run_sample(struct bench *b, enum test_kind t, size_t size, int iters, int sample)
 {
     const int peer = 1 - b->rank;
     const int win = window_for(b->o, t, size);
     const unsigned char pat = pattern(sample);
+    const int idle = multi_pair(t) && b->rank >= 2 * b->npairs;
     MPI_Comm comm = MPI_COMM_WORLD;
     int ack = 0;
 
-    mark(b->sbuf, size, pat);
-    for (int w = 0; w < win; w++)
-        mark(b->rbuf + (size_t)w * size, size, (unsigned char)~pat);
+    if (!idle) {
+        mark(b->sbuf, size, pat);
+        for (int w = 0; w < win; w++)
+            mark(b->rbuf + (size_t)w * size, size, (unsigned char)~pat);
+    }
+    if (multi_pair(t))
+        MPI_Barrier(comm); /* all pairs start together */
 
     double t0 = MPI_Wtime();
     for (int it = 0; it < iters; it++) {
-        if (t == TEST_LAT) {
+        if (multi_pair(t)) {
+            multi_pair_iter(b, size, win);
+        } else if (t == TEST_LAT) {
             if (b->rank == 0) {
                 MPI_Send(b->sbuf, (int)size, MPI_BYTE, peer, TAG_DATA, comm);
                 MPI_Recv(b->rbuf, (int)size, MPI_BYTE, peer, TAG_DATA, comm, MPI_STATUS_IGNORE);
@@ -242,8 +287,14 @@ static double run_sample(struct bench *b, enum test_kind t, size_t size, int ite
     }
     double elapsed = MPI_Wtime() - t0;
 
-    /* rank 0 received in lat and bibw, rank 1 in every test */
-    if (iters > 0 && (b->rank == 1 || t != TEST_BW))
+    /* who received: rank 0 in lat and bibw, rank 1 in lat, bw and bibw, the
+     * upper half of the pairs in mbw and msgrate */
+    int received;
+    if (multi_pair(t))
+        received = b->rank >= b->npairs && !idle;
+    else
+        received = b->rank == 1 || t != TEST_BW;
+    if (iters > 0 && received)
         check(b, test_names[t], size, win, pat);
     return elapsed;
 }
@@ -254,13 +305,22 @@ static void run_size(struct bench *b, enum test_kind t, size_t size)
     const int want = o->iters > 0 ? o->iters : (t == TEST_LAT ? 100 : 20);
     const int iters = iters_for(o, want, t, size);
     const int warm = iters_for(o, o->warmup, t, size);
-    const double msgs = (double)iters * window_for(o, t, size);
+    /* messages one sample times: all pairs' for mbw and msgrate */
+    const double msgs = (double)iters * window_for(o, t, size) * (multi_pair(t) ? b->npairs : 1);
 
     if (o->warmup > 0)
         run_sample(b, t, size, warm, -1);
     for (int s = 0; s < o->samples; s++)
         b->samples[s] = run_sample(b, t, size, iters, s) * 1e6 / msgs / (t == TEST_LAT ? 2 : 1);
 
+    if (multi_pair(t)) {
+        /* a sample lasts as long as its slowest sender */
+        if (b->rank >= b->npairs)
+            for (int s = 0; s < o->samples; s++)
+                b->samples[s] = 0.0;
+        MPI_Reduce(b->rank == 0 ? MPI_IN_PLACE : b->samples, b->samples, o->samples,
+                   MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    }
     if (b->rank != 0)
         return;
     if (o->raw) {
@@ -273,6 +333,8 @@ static void run_size(struct bench *b, enum test_kind t, size_t size)
     double p99 = bench_quantile(b->samples, o->samples, 0.99);
     double bytes = (double)size * (t == TEST_BIBW ? 2 : 1);
     bench_print_result(o->csv, test_names[t], size, med, p99, med > 0 ? bytes / med : 0.0);
+    if (t == TEST_MSGRATE && !o->csv && med > 0)
+        printf("#   msgrate %zu: %.4g million messages per second\n", size, 1.0 / med);
 }
 
 int main(int argc, char **argv)
@@ -298,9 +360,17 @@ int main(int argc, char **argv)
         return 2;
     }
 
-    if (rank < 2) {
+    const int npairs = nranks / 2;
+    int any_multi = 0;
+    for (int k = 0; k < o.ntests; k++)
+        any_multi |= multi_pair(o.tests[k]);
+    /* ranks that send or receive in some test; with mbw/msgrate every rank
+     * joins their barriers and reductions */
+    const int moves_data = rank < 2 || (any_multi && rank < 2 * npairs);
+
+    if (moves_data || any_multi) {
         size_t max_size = 0, max_area = 1;
-        for (int i = 0; i < o.nsizes; i++) {
+        for (int i = 0; i < o.nsizes && moves_data; i++) {
             if (o.sizes[i] > max_size)
                 max_size = o.sizes[i];
             for (int k = 0; k < o.ntests; k++) {
@@ -312,7 +382,7 @@ int main(int argc, char **argv)
         if (max_size > (size_t)0x7fffffff)
             bench_die("message size %zu does not fit an int count", max_size);
 
-        struct bench b = { .o = &o, .rank = rank };
+        struct bench b = { .o = &o, .rank = rank, .npairs = npairs };
         b.sbuf = bench_alloc(max_size, 's', o.alloc_mem);
         b.rbuf = bench_alloc(max_area, 'r', o.alloc_mem);
         b.reqs = malloc(2 * (size_t)MAX_WINDOW * sizeof *b.reqs);
@@ -325,22 +395,26 @@ int main(int argc, char **argv)
             if (!o.csv && !o.raw) {
                 char lib[256];
                 bench_library_name(lib, sizeof lib);
-                printf("# dmpi_bench_pt2pt on %s, %d ranks (0 and 1 take part)\n", lib, nranks);
+                printf("# dmpi_bench_pt2pt on %s, %d ranks (lat, bw, bibw: 0 and 1 take"
+                       " part; mbw, msgrate: %d pair%s i <-> i+%d)\n", lib, nranks, npairs,
+                       npairs == 1 ? "" : "s", npairs);
                 char it[64];
                 if (o.iters > 0)
                     snprintf(it, sizeof it, "%d", o.iters);
                 else
-                    snprintf(it, sizeof it, "100 (lat) or 20 (bw, bibw)");
+                    snprintf(it, sizeof it, "100 (lat) or 20 (others)");
                 printf("# %d samples per size of %s iterations each, fewer when a sample"
                        " would move over %zu bytes; window %d; warmup %d\n",
                        o.samples, it, o.budget, o.window, o.warmup);
-                printf("# times in microseconds per message (lat: half round trip)\n");
+                printf("# times in microseconds per message (lat: half round trip;"
+                       " mbw, msgrate: all pairs' messages, aggregate MB/s)\n");
             }
             bench_print_header(o.csv, o.raw);
         }
         for (int k = 0; k < o.ntests; k++)
             for (int i = 0; i < o.nsizes; i++)
-                run_size(&b, o.tests[k], o.sizes[i]);
+                if (multi_pair(o.tests[k]) || rank < 2)
+                    run_size(&b, o.tests[k], o.sizes[i]);
 
         bench_free(b.sbuf, o.alloc_mem);
         bench_free(b.rbuf, o.alloc_mem);
