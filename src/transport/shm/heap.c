@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #ifndef MAP_FIXED_NOREPLACE
@@ -89,8 +90,22 @@ static void *map_at(int fd, uintptr_t addr, size_t size)
     return p;
 }
 
+/* The heap file is sparse: its pages are taken from /dev/shm only when
+ * touched, and touching one that /dev/shm cannot supply kills the process
+ * with SIGBUS. So the heap never exceeds half of what /dev/shm has free
+ * (containers often give it only 64 MiB), and is left out below 32 MiB. */
+static size_t fit_dev_shm(size_t size)
+{
+    struct statvfs v;
+    if (statvfs("/dev/shm", &v) != 0) return size;
+    size_t avail = (size_t)v.f_bavail * (size_t)v.f_frsize / 2;
+    if (size > avail) size = avail & ~(((size_t)2 << 20) - 1);
+    return size < ((size_t)32 << 20) ? 0 : size;
+}
+
 uintptr_t dmpi_heap_create(size_t size)
 {
+    size = fit_dev_shm(size);
     if (size == 0) return 0;
     char name[128];
     heap_name(name, sizeof name);

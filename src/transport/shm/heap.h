@@ -16,8 +16,9 @@ typedef struct dmpi_heap_state {
 
 extern dmpi_heap_state dmpi_heap;
 
-/* Set-up steps, driven by dmpi_shm_init: the creator makes the file and
- * returns the address (0 on failure); the others attach there. */
+/* Set-up steps, driven by dmpi_shm_init: the creator makes the file (of
+ * at most the size asked for: dmpi_heap.size says how big) and returns
+ * the address (0 on failure); the others attach there. */
 uintptr_t dmpi_heap_create(size_t size);
 bool dmpi_heap_attach(uintptr_t addr, size_t size);
 void dmpi_heap_unlink(void);

@@ -91,6 +91,7 @@ static int map_segment(int rank, int size, size_t *bytes_out)
         h->ring_bytes = ring_bytes;
         h->heap_size = (uint64_t)dmpi_env_long("DMPI_SHM_HEAP_MB", 1024) << 20;
         h->heap_addr = size > 1 ? dmpi_heap_create(h->heap_size) : 0;
+        h->heap_size = dmpi_heap.size; /* it may have been cut to fit /dev/shm */
         atomic_thread_fence(memory_order_release);
         h->magic = SEG_MAGIC;
     }
