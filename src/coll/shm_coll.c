@@ -14,8 +14,10 @@
  *   reduce      the same, only the root reads the result;
  *   bcast       chunks of a slot: the root publishes, the others copy and
  *               publish (the root runs at most two chunks ahead);
- *   allgather, alltoall, gather, scatter: when all of a process's blocks fit
- *               its slot, the same pattern with blocks.
+ *   allgather, alltoall, gather, scatter, allgatherv: when all of a
+ *               process's blocks fit its slot, the same pattern with blocks;
+ *   scan, exscan, reduce_scatter(_block): up to a slot, everyone publishes
+ *               its vector and each process combines what it needs.
  * Data goes through the slots in packed form (dmpi_dt_pack), so any
  * datatype works; reductions need a predefined op and a type made of one
  * basic type without padding, which depends only on the type signature,
@@ -73,16 +75,34 @@ static dmpi_datatype *packed_reduction_type(const dmpi_coll_args *a)
     return b && b->contiguous && b->size > 0 ? b : NULL;
 }
 
-/* res = x[p-1] op (... op (x[1] op x[0])) over bytes [lo, lo+len) of the
- * processes' slots of epoch e (each holding `need` bytes). */
-static int combine_all(dmpi_shm_comm *st, const dmpi_coll_args *a, dmpi_datatype *bdt,
-                       uint64_t e, size_t need, size_t lo, size_t len, void *res)
+/* res = x[last] op (... op (x[1] op x[0])) over bytes [lo, lo+len) of the
+ * slots of processes 0..last in epoch e (each holding `need` bytes). */
+static int combine(dmpi_shm_comm *st, const dmpi_coll_args *a, dmpi_datatype *bdt, uint64_t e,
+                   size_t need, int last, size_t lo, size_t len, void *res)
 {
     memcpy(res, dmpi_shm_slot(st, e, 0, need) + lo, len);
     int rc = MPI_SUCCESS;
-    for (int j = 1; j < st->p && rc == MPI_SUCCESS; j++)
+    for (int j = 1; j <= last && rc == MPI_SUCCESS; j++)
         rc = dmpi_op_apply(a->op, dmpi_shm_slot(st, e, j, need) + lo, res,
                            (MPI_Count)len / bdt->size, bdt);
+    return rc;
+}
+
+/* combine() into count elements of dt at buf (straight there if dt is
+ * contiguous, else through a temporary). */
+static int combine_into(dmpi_shm_comm *st, const dmpi_coll_args *a, dmpi_datatype *bdt,
+                        uint64_t e, size_t need, int last, size_t lo, void *buf,
+                        MPI_Count count, dmpi_datatype *dt)
+{
+    size_t len = (size_t)(count * dt->size);
+    if (dt->contiguous)
+        return combine(st, a, bdt, e, need, last, lo, len,
+                       (void *)((uintptr_t)buf + (uintptr_t)dt->true_lb));
+    void *tmp = malloc(len ? len : 1);
+    if (!tmp) return MPI_ERR_NO_MEM;
+    int rc = combine(st, a, bdt, e, need, last, lo, len, tmp);
+    dmpi_dt_unpack(buf, count, dt, 0, tmp, (MPI_Count)len);
+    free(tmp);
     return rc;
 }
 
@@ -90,22 +110,50 @@ static int combine_all(dmpi_shm_comm *st, const dmpi_coll_args *a, dmpi_datatype
 static int reduce_whole(dmpi_shm_comm *st, const dmpi_coll_args *a, int root,
                         dmpi_datatype *bdt, size_t n)
 {
-    dmpi_datatype *dt = a->rdt;
     const void *src = a->sbuf == MPI_IN_PLACE ? a->rbuf : a->sbuf;
     uint64_t e = dmpi_shm_begin(st, true);
-    dmpi_dt_pack(src, a->rcount, dt, 0, dmpi_shm_slot(st, e, st->r, n), (MPI_Count)n);
+    dmpi_dt_pack(src, a->rcount, a->rdt, 0, dmpi_shm_slot(st, e, st->r, n), (MPI_Count)n);
     dmpi_shm_publish(st, e);
     if (root >= 0 && st->r != root) return MPI_SUCCESS;
     dmpi_shm_wait_all(st, e);
-    if (dt->contiguous) /* straight into the receive buffer */
-        return combine_all(st, a, bdt, e, n, 0, n,
-                           (void *)((uintptr_t)a->rbuf + (uintptr_t)dt->true_lb));
-    void *tmp = malloc(n);
-    if (!tmp) return MPI_ERR_NO_MEM;
-    int rc = combine_all(st, a, bdt, e, n, 0, n, tmp);
-    dmpi_dt_unpack(a->rbuf, a->rcount, dt, 0, tmp, (MPI_Count)n);
-    free(tmp);
-    return rc;
+    return combine_into(st, a, bdt, e, n, st->p - 1, 0, a->rbuf, a->rcount, a->rdt);
+}
+
+/* Scan and Exscan: process r combines the slots of 0..r (0..r-1). */
+static int scan(dmpi_shm_comm *st, const dmpi_coll_args *a, dmpi_datatype *bdt)
+{
+    size_t n = (size_t)(a->rcount * a->rdt->size);
+    const void *src = a->sbuf == MPI_IN_PLACE ? a->rbuf : a->sbuf;
+    int last = a->coll == DMPI_COLL_SCAN ? st->r : st->r - 1;
+    uint64_t e = dmpi_shm_begin(st, true);
+    dmpi_dt_pack(src, a->rcount, a->rdt, 0, dmpi_shm_slot(st, e, st->r, n), (MPI_Count)n);
+    dmpi_shm_publish(st, e);
+    if (last < 0) return MPI_SUCCESS; /* Exscan at rank 0: nothing arrives */
+    for (int j = 0; j <= last; j++)
+        if (j != st->r) dmpi_shm_wait(st, e, j);
+    return combine_into(st, a, bdt, e, n, last, 0, a->rbuf, a->rcount, a->rdt);
+}
+
+/* Reduce_scatter(_block): everyone publishes the whole vector; process r
+ * combines its own block of all of them. */
+static int reduce_scatter(dmpi_shm_comm *st, const dmpi_coll_args *a, dmpi_datatype *bdt)
+{
+    bool block = a->coll == DMPI_COLL_REDUCE_SCATTER_BLOCK;
+    MPI_Count total = 0, before = 0;
+    for (int j = 0; j < st->p; j++) {
+        MPI_Count cj = block ? a->rcount : a->rcounts[j];
+        if (j < st->r) before += cj;
+        total += cj;
+    }
+    size_t n = (size_t)(total * a->rdt->size);
+    const void *src = a->sbuf == MPI_IN_PLACE ? a->rbuf : a->sbuf;
+    uint64_t e = dmpi_shm_begin(st, true);
+    dmpi_dt_pack(src, total, a->rdt, 0, dmpi_shm_slot(st, e, st->r, n), (MPI_Count)n);
+    dmpi_shm_publish(st, e);
+    dmpi_shm_wait_all(st, e);
+    MPI_Count mine = block ? a->rcount : a->rcounts[st->r];
+    return combine_into(st, a, bdt, e, n, st->p - 1, (size_t)(before * a->rdt->size), a->rbuf,
+                        mine, a->rdt);
 }
 
 /* Process j's share of a chunk of len bytes: whole basic elements. */
@@ -133,7 +181,7 @@ static int reduce_sliced(dmpi_shm_comm *st, const dmpi_coll_args *a, int root,
         uint64_t e2 = dmpi_shm_begin(st, true);
         size_t lo = share_lo(len, unit, r, p), mine = share_lo(len, unit, r + 1, p) - lo;
         if (mine && rc == MPI_SUCCESS)
-            rc = combine_all(st, a, bdt, e1, len, lo, mine, dmpi_shm_slot(st, e2, r, mine));
+            rc = combine(st, a, bdt, e1, len, p - 1, lo, mine, dmpi_shm_slot(st, e2, r, mine));
         dmpi_shm_publish(st, e2);
         if (!gets) continue;
         dmpi_shm_wait_all(st, e2);
@@ -203,6 +251,29 @@ static int blocks(dmpi_shm_comm *st, const dmpi_coll_args *a, size_t b)
     return MPI_SUCCESS;
 }
 
+/* Allgatherv: block j (rcounts[j] elements) in process j's slot. */
+static int allgatherv(dmpi_shm_comm *st, const dmpi_coll_args *a, size_t need)
+{
+    int r = st->r;
+    const dmpi_datatype *rdt = a->rdt;
+    uint64_t e = dmpi_shm_begin(st, true);
+    size_t mine = (size_t)(a->rcounts[r] * rdt->size);
+    unsigned char *slot = dmpi_shm_slot(st, e, r, need);
+    if (a->sbuf == MPI_IN_PLACE)
+        dmpi_dt_pack(at(a->rbuf, a->rdispls[r], rdt), a->rcounts[r], rdt, 0, slot,
+                     (MPI_Count)mine);
+    else
+        dmpi_dt_pack(a->sbuf, a->scount, a->sdt, 0, slot, (MPI_Count)mine);
+    dmpi_shm_publish(st, e);
+    dmpi_shm_wait_all(st, e);
+    for (int j = 0; j < st->p; j++) {
+        if (j == r && a->sbuf == MPI_IN_PLACE) continue;
+        dmpi_dt_unpack(at(a->rbuf, a->rdispls[j], rdt), a->rcounts[j], rdt, 0,
+                       dmpi_shm_slot(st, e, j, need), a->rcounts[j] * rdt->size);
+    }
+    return MPI_SUCCESS;
+}
+
 /* ------------------------------------------------------------ dispatch */
 /* Bytes of one block, from arguments significant at every process. */
 static size_t block_bytes(const dmpi_coll_args *a, int r)
@@ -247,6 +318,27 @@ bool dmpi_coll_shm_try(dmpi_comm *c, const dmpi_coll_args *a, int *rc)
             return false;
         tuned = (MPI_Count)b * p;
         break;
+    case DMPI_COLL_SCAN:
+    case DMPI_COLL_EXSCAN:
+    case DMPI_COLL_REDUCE_SCATTER:
+    case DMPI_COLL_REDUCE_SCATTER_BLOCK:
+        if (!(bdt = packed_reduction_type(a))) return false;
+        tuned = a->rcount;
+        if (coll == DMPI_COLL_REDUCE_SCATTER_BLOCK) tuned = a->rcount * p;
+        if (coll == DMPI_COLL_REDUCE_SCATTER)
+            for (int j = tuned = 0; j < p; j++) tuned += a->rcounts[j];
+        tuned *= a->rdt->size;
+        if ((size_t)tuned > dmpi_shm_slot_bytes()) return false;
+        break;
+    case DMPI_COLL_ALLGATHERV:
+        tuned = 0;
+        for (int j = 0; j < p; j++) {
+            size_t bj = (size_t)(a->rcounts[j] * a->rdt->size);
+            if (bj > b) b = bj;
+            tuned += (MPI_Count)bj;
+        }
+        if (b > dmpi_shm_slot_bytes()) return false;
+        break;
     default:
         return false;
     }
@@ -258,6 +350,11 @@ bool dmpi_coll_shm_try(dmpi_comm *c, const dmpi_coll_args *a, int *rc)
     case DMPI_COLL_REDUCE: *rc = reduction(st, a, a->root, bdt); break;
     case DMPI_COLL_ALLREDUCE: *rc = reduction(st, a, -1, bdt); break;
     case DMPI_COLL_BCAST: *rc = bcast(st, a); break;
+    case DMPI_COLL_SCAN:
+    case DMPI_COLL_EXSCAN: *rc = scan(st, a, bdt); break;
+    case DMPI_COLL_REDUCE_SCATTER:
+    case DMPI_COLL_REDUCE_SCATTER_BLOCK: *rc = reduce_scatter(st, a, bdt); break;
+    case DMPI_COLL_ALLGATHERV: *rc = allgatherv(st, a, b); break;
     default: *rc = blocks(st, a, b); break;
     }
     return true;

@@ -54,6 +54,11 @@ static const struct rule {
     {DMPI_COLL_SCATTER, 2, ANY, SHM},
     {DMPI_COLL_ALLGATHER, 2, ANY, SHM},
     {DMPI_COLL_ALLTOALL, 2, ANY, SHM},
+    {DMPI_COLL_ALLGATHERV, 2, ANY, SHM},
+    {DMPI_COLL_REDUCE_SCATTER, 2, ANY, SHM},
+    {DMPI_COLL_REDUCE_SCATTER_BLOCK, 2, ANY, SHM},
+    {DMPI_COLL_SCAN, 2, ANY, SHM},
+    {DMPI_COLL_EXSCAN, 2, ANY, SHM},
     {DMPI_COLL_BARRIER, 0, ANY, DMPI_BARRIER_DISSEMINATION},
     /* With single-copy rendezvous the binomial tree beat scatter + ring
      * allgather at every size up to 8 ranks (bench/coll_tune.sh). */
@@ -107,13 +112,13 @@ static const char *const algo_names[DMPI_COLL_NCOLLS][NALGOS] = {
     [DMPI_COLL_ALLTOALL] = {"linear", "pairwise", "bruck", "shm"},
     [DMPI_COLL_GATHERV] = {"linear"},
     [DMPI_COLL_SCATTERV] = {"linear"},
-    [DMPI_COLL_ALLGATHERV] = {"ring", "linear"},
+    [DMPI_COLL_ALLGATHERV] = {"ring", "linear", NULL, "shm"},
     [DMPI_COLL_ALLTOALLV] = {"linear", "pairwise"},
     [DMPI_COLL_ALLTOALLW] = {"linear", "pairwise"},
-    [DMPI_COLL_REDUCE_SCATTER] = {"reduce_scatterv", "pairwise"},
-    [DMPI_COLL_REDUCE_SCATTER_BLOCK] = {"reduce_scatterv", "pairwise"},
-    [DMPI_COLL_SCAN] = {"recursive_doubling"},
-    [DMPI_COLL_EXSCAN] = {"recursive_doubling"},
+    [DMPI_COLL_REDUCE_SCATTER] = {"reduce_scatterv", "pairwise", NULL, "shm"},
+    [DMPI_COLL_REDUCE_SCATTER_BLOCK] = {"reduce_scatterv", "pairwise", NULL, "shm"},
+    [DMPI_COLL_SCAN] = {"recursive_doubling", NULL, NULL, "shm"},
+    [DMPI_COLL_EXSCAN] = {"recursive_doubling", NULL, NULL, "shm"},
 };
 
 /* Forced algorithm per collective: -1 auto; read on first use. */

@@ -1,8 +1,8 @@
 /* coll_shm.c: the shared-memory collectives (src/coll/shm_coll.c) under
  * stress: long random-looking sequences of different blocking collectives
  * (barrier, bcast, reduce, allreduce, gather, scatter, allgather,
- * alltoall) with changing roots, on several communicators at once (world,
- * a duplicate, the two halves of a split), with sizes around the inline
+ * alltoall, scan, exscan, reduce_scatter_block, allgatherv) with changing
+ * roots, on several communicators at once (world, a duplicate, the two halves of a split), with sizes around the inline
  * limit (56 bytes) and around the slot size (16 KiB, so the same sequence
  * also switches between shared memory and point-to-point), a strided
  * datatype now and then, MPI_IN_PLACE, and a nonblocking collective kept
@@ -36,7 +36,7 @@ static void one(MPI_Comm comm, int step)
     size_t cap = (size_t)n * p * 2 + 16;
     int *sb = malloc(cap * sizeof(int)), *rb = malloc(cap * sizeof(int));
     for (size_t i = 0; i < cap; i++) sb[i] = rb[i] = -1;
-    switch (step % 8) {
+    switch (step % 11) {
     case 0:
         MPI_CHK(MPI_Barrier(comm));
         break;
@@ -49,7 +49,7 @@ static void one(MPI_Comm comm, int step)
         break;
     case 2:
     case 3: { /* reduce / allreduce of sums */
-        bool all = step % 8 == 3;
+        bool all = step % 11 == 3;
         for (int i = 0; i < n; i++) sb[i] = val(me, i, step);
         const void *src = sb;
         if (inplace && (all || me == root)) {
@@ -69,7 +69,7 @@ static void one(MPI_Comm comm, int step)
     }
     case 4: /* allgather */
     case 5: { /* gather */
-        bool all = step % 8 == 4;
+        bool all = step % 11 == 4;
         int m = n / p + 1;
         for (int i = 0; i < m; i++) sb[i] = val(me, i, step);
         const void *src = sb;
@@ -106,6 +106,53 @@ static void one(MPI_Comm comm, int step)
         MPI_CHK(MPI_Scatter(sb, m, MPI_INT, ip ? MPI_IN_PLACE : rb, m, MPI_INT, root, comm));
         const int *got = ip ? sb + (size_t)me * m : rb;
         for (int i = 0; i < m; i++) CHECK(got[i] == val(me, i, step), "scatter m=%d i=%d", m, i);
+        break;
+    }
+    case 8: /* scan / exscan */
+        for (int i = 0; i < n; i++) sb[i] = val(me, i, step);
+        if (step % 2) MPI_CHK(MPI_Scan(sb, rb, n, MPI_INT, MPI_SUM, comm));
+        else MPI_CHK(MPI_Exscan(sb, rb, n, MPI_INT, MPI_SUM, comm));
+        for (int i = 0; i < n && (me > 0 || step % 2); i++) {
+            long want = 0;
+            for (int r = 0; r < me + step % 2; r++) want += val(r, i, step);
+            CHECK(rb[i] == (int)want, "%s n=%d i=%d", step % 2 ? "scan" : "exscan", n, i);
+        }
+        break;
+    case 9: { /* reduce_scatter_block */
+        int m = n / p + 1;
+        for (int i = 0; i < m * p; i++) sb[i] = val(me, i, step);
+        if (inplace) memcpy(rb, sb, (size_t)m * p * sizeof(int));
+        MPI_CHK(MPI_Reduce_scatter_block(inplace ? MPI_IN_PLACE : sb, rb, m, MPI_INT, MPI_SUM,
+                                         comm));
+        for (int i = 0; i < m; i++) {
+            long want = 0;
+            for (int r = 0; r < p; r++) want += val(r, me * m + i, step);
+            CHECK(rb[i] == (int)want, "reduce_scatter_block m=%d i=%d", m, i);
+        }
+        break;
+    }
+    case 10: { /* allgatherv: rank r gives r % 3 + n / p elements, gaps between */
+        int *counts = malloc((size_t)p * sizeof(int)), *displs = malloc((size_t)p * sizeof(int));
+        int off = 0;
+        for (int r = 0; r < p; r++) {
+            counts[r] = r % 3 + n / p;
+            displs[r] = off;
+            off += counts[r] + 1;
+        }
+        int *big = malloc((size_t)(off + 1) * sizeof(int));
+        for (int i = 0; i <= off; i++) big[i] = -7;
+        for (int i = 0; i < counts[me]; i++) sb[i] = val(me, i, step);
+        if (inplace) memcpy(big + displs[me], sb, (size_t)counts[me] * sizeof(int));
+        MPI_CHK(MPI_Allgatherv(inplace ? MPI_IN_PLACE : sb, counts[me], MPI_INT, big, counts,
+                               displs, MPI_INT, comm));
+        for (int r = 0; r < p; r++) {
+            for (int i = 0; i < counts[r]; i++)
+                CHECK(big[displs[r] + i] == val(r, i, step), "allgatherv from %d i=%d", r, i);
+            CHECK(big[displs[r] + counts[r]] == -7, "allgatherv wrote into the gap after %d", r);
+        }
+        free(big);
+        free(counts);
+        free(displs);
         break;
     }
     }
