@@ -2,8 +2,9 @@
  * stress: long random-looking sequences of different blocking collectives
  * (barrier, bcast, reduce, allreduce, gather, scatter, allgather,
  * alltoall, scan, exscan, reduce_scatter_block, allgatherv) with changing
- * roots, on several communicators at once (world, a duplicate, the two halves of a split), with sizes around the inline
- * limit (56 bytes) and around the slot size (16 KiB, so the same sequence
+ * roots, on several communicators at once (world, a duplicate, the two
+ * halves of a split), with sizes around the inline limit (56 bytes) and
+ * around the slot size (16 KiB, so the same sequence
  * also switches between shared memory and point-to-point), a strided
  * datatype now and then, MPI_IN_PLACE, and a nonblocking collective kept
  * in flight across them. Communicators are duplicated and freed in a loop
