@@ -40,10 +40,15 @@ static void read_config(void)
     config_read = true;
 }
 
-size_t dmpi_shm_slot_bytes(void)
+/* Slots shrink on large communicators so that an area stays within 4 MiB
+ * (rank 0's slice of the heap serves it), but not below 1 KiB. */
+size_t dmpi_shm_slot_bytes(int p)
 {
     if (!config_read) read_config();
-    return slot_bytes;
+    size_t cap = ((size_t)4 << 20) / ((size_t)DMPI_SHM_GENERATIONS * (size_t)p);
+    cap = cap / DMPI_SHM_LINE * DMPI_SHM_LINE;
+    if (cap < 1024) cap = 1024;
+    return slot_bytes < cap ? slot_bytes : cap;
 }
 
 int dmpi_shm_max_ranks(void)
@@ -73,11 +78,12 @@ dmpi_shm_comm *dmpi_shm_comm_of(dmpi_comm *c)
     if (!st) dmpi_abort_job(1, "dmpi: out of memory setting up shared-memory collectives");
     st->p = c->size;
     st->r = c->rank;
-    st->slot = dmpi_shm_slot_bytes();
+    st->slot = dmpi_shm_slot_bytes(st->p);
     uint64_t addr = 0;
     if (c->rank == 0) {
         sweep_retired();
-        size_t n = DMPI_SHM_LINE + 2 * (size_t)st->p * (DMPI_SHM_LINE + st->slot);
+        size_t n = DMPI_SHM_LINE +
+                   DMPI_SHM_GENERATIONS * (size_t)st->p * (DMPI_SHM_LINE + st->slot);
         void *m = dmpi_heap_alloc(n);
         if (m) {
             memset(m, 0, n);
@@ -91,7 +97,7 @@ dmpi_shm_comm *dmpi_shm_comm_of(dmpi_comm *c)
     if (addr) {
         st->area = (dmpi_shm_area *)(uintptr_t)addr;
         st->lines = (dmpi_shm_line *)((char *)st->area + DMPI_SHM_LINE);
-        st->data = (unsigned char *)(st->lines + 2 * st->p);
+        st->data = (unsigned char *)(st->lines + DMPI_SHM_GENERATIONS * st->p);
     }
     c->shm_coll = st;
     return st;

@@ -2,23 +2,24 @@
  * (shm_area.c) and the epoch protocol over it, used by the algorithms of
  * shm_coll.c.
  *
- * The area of a communicator of p processes holds, for each of two
- * parities, one 64-byte line per process (a sequence word and up to 56
- * bytes of inline data) and one data slot per process
- * (DMPI_COLL_SHM_SLOT bytes). Every step of a shared-memory collective is
- * an epoch e = 1, 2, 3, ... of the communicator, with parity e & 1; every
- * process takes part in every epoch. In epoch e a process writes only its
- * own line and slot of parity e & 1 and then publishes: it stores e in its
- * line's sequence word (release). Readers wait for that word (acquire)
- * and then read.
+ * The area of a communicator of p processes holds G generations
+ * (DMPI_SHM_GENERATIONS) of one 64-byte line per process (a sequence word
+ * and up to 56 bytes of inline data) and one data slot per process. Every
+ * step of a shared-memory collective is an epoch e = 1, 2, 3, ... of the
+ * communicator and uses generation e % G; every process takes part in
+ * every epoch. In epoch e a process writes only its own line and slot of
+ * that generation and then publishes: it stores e in its line's sequence
+ * word (release). Readers wait for that word (acquire) and then read.
  *
- * Reuse rule: a process publishes epoch e-1 only after it has finished
- * everything it reads in epoch e-2 (epochs run one after the other). So
+ * Reuse rule: a process publishes epoch e-G+1 only after it has finished
+ * everything it read in epoch e-G (epochs run one after the other). So
  * before writing its line or slot in epoch e, a process makes sure that
- * every other process has published e-1 (dmpi_shm_begin with writes =
- * true); epochs in which a process waited for everyone tell it that for
- * free, so the check is usually no work. A process that writes nothing
- * but its sequence word in an epoch needs no check. */
+ * every other process has published e-G+1 (dmpi_shm_begin with writes =
+ * true); epochs in which it waited for everyone tell it that for free. A
+ * process that writes nothing but its sequence word in an epoch needs no
+ * check. With G generations a root (of bcast, say) may run G-1 epochs
+ * ahead of the slowest reader, which matters most when processes
+ * outnumber cores. */
 #ifndef DMPI_SHM_AREA_H
 #define DMPI_SHM_AREA_H
 
@@ -28,6 +29,7 @@
 
 #define DMPI_SHM_LINE 64
 #define DMPI_SHM_INLINE (DMPI_SHM_LINE - 8)
+#define DMPI_SHM_GENERATIONS 4 /* a power of two */
 
 typedef struct dmpi_shm_line {
     _Alignas(DMPI_SHM_LINE) _Atomic uint64_t seq; /* last epoch published */
@@ -42,12 +44,13 @@ typedef struct dmpi_shm_comm {
     size_t slot;
     uint64_t epoch;         /* last epoch begun here */
     uint64_t known;         /* every process is known to have published this epoch */
-    dmpi_shm_line *lines;   /* lines[par * p + j] */
-    unsigned char *data;    /* slot (par, j) at data + (par * p + j) * slot */
+    dmpi_shm_line *lines;   /* lines[g * p + j] for generation g */
+    unsigned char *data;    /* slot (g, j) at data + (g * p + j) * slot */
 } dmpi_shm_comm;
 
-/* Configuration (environment, read once): slot bytes, largest size. */
-size_t dmpi_shm_slot_bytes(void);
+/* Configuration (environment, read once): slot bytes on a communicator
+ * of p processes, largest size. */
+size_t dmpi_shm_slot_bytes(int p);
 int dmpi_shm_max_ranks(void);
 /* c's state, set up on first use (collective over c: every process must
  * call it at the same point); its area is NULL if none could be had. */
@@ -55,7 +58,7 @@ dmpi_shm_comm *dmpi_shm_comm_of(dmpi_comm *c);
 
 static inline dmpi_shm_line *dmpi_shm_line_of(dmpi_shm_comm *st, uint64_t e, int j)
 {
-    return &st->lines[(size_t)(e & 1) * st->p + j];
+    return &st->lines[(size_t)(e & (DMPI_SHM_GENERATIONS - 1)) * st->p + j];
 }
 
 /* Where process j puts `need` bytes in epoch e: inline in its line when
@@ -63,7 +66,7 @@ static inline dmpi_shm_line *dmpi_shm_line_of(dmpi_shm_comm *st, uint64_t e, int
 static inline unsigned char *dmpi_shm_slot(dmpi_shm_comm *st, uint64_t e, int j, size_t need)
 {
     if (need <= DMPI_SHM_INLINE) return dmpi_shm_line_of(st, e, j)->data;
-    return st->data + ((size_t)(e & 1) * st->p + j) * st->slot;
+    return st->data + ((size_t)(e & (DMPI_SHM_GENERATIONS - 1)) * st->p + j) * st->slot;
 }
 
 /* Waits until process j has published epoch e (progressing meanwhile). */
@@ -75,7 +78,8 @@ void dmpi_shm_wait_all(dmpi_shm_comm *st, uint64_t e);
 static inline uint64_t dmpi_shm_begin(dmpi_shm_comm *st, bool writes)
 {
     uint64_t e = ++st->epoch;
-    if (writes && st->known + 1 < e) dmpi_shm_wait_all(st, e - 1);
+    if (writes && st->known + DMPI_SHM_GENERATIONS - 1 < e)
+        dmpi_shm_wait_all(st, e - (DMPI_SHM_GENERATIONS - 1));
     return e;
 }
 

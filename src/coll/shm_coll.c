@@ -13,7 +13,7 @@
  *               publishes that slice, and everyone copies all slices out;
  *   reduce      the same, only the root reads the result;
  *   bcast       chunks of a slot: the root publishes, the others copy and
- *               publish (the root runs at most two chunks ahead);
+ *               publish (the root runs up to G-1 epochs ahead);
  *   allgather, alltoall, gather, scatter, allgatherv: when all of a
  *               process's blocks fit its slot, the same pattern with blocks;
  *   scan, exscan, reduce_scatter(_block): up to a slot, everyone publishes
@@ -314,7 +314,7 @@ bool dmpi_coll_shm_try(dmpi_comm *c, const dmpi_coll_args *a, int *rc)
     case DMPI_COLL_SCATTER:
         b = block_bytes(a, c->rank);
         if ((coll == DMPI_COLL_ALLTOALL || coll == DMPI_COLL_SCATTER ? (size_t)p * b : b) >
-            dmpi_shm_slot_bytes())
+            dmpi_shm_slot_bytes(p))
             return false;
         tuned = (MPI_Count)b * p;
         break;
@@ -328,7 +328,7 @@ bool dmpi_coll_shm_try(dmpi_comm *c, const dmpi_coll_args *a, int *rc)
         if (coll == DMPI_COLL_REDUCE_SCATTER)
             for (int j = tuned = 0; j < p; j++) tuned += a->rcounts[j];
         tuned *= a->rdt->size;
-        if ((size_t)tuned > dmpi_shm_slot_bytes()) return false;
+        if ((size_t)tuned > dmpi_shm_slot_bytes(p)) return false;
         break;
     case DMPI_COLL_ALLGATHERV:
         tuned = 0;
@@ -337,7 +337,7 @@ bool dmpi_coll_shm_try(dmpi_comm *c, const dmpi_coll_args *a, int *rc)
             if (bj > b) b = bj;
             tuned += (MPI_Count)bj;
         }
-        if (b > dmpi_shm_slot_bytes()) return false;
+        if (b > dmpi_shm_slot_bytes(p)) return false;
         break;
     default:
         return false;
