@@ -1,18 +1,117 @@
 /* One-sided communication entry points (MPI 4.1 sections 12.3 to 12.5):
  * Put, Get, Accumulate, Get_accumulate, Fetch_and_op, Compare_and_swap,
  * the request-based forms (complete when they return: every operation
- * is synchronous here) and the _c forms; and the synchronisation calls:
- * fence, post/start/complete/wait/test, lock/unlock(_all), flush*, sync.
- * Argument and epoch checks raise the right class on the window's error
+ * is synchronous here) and the _c forms (the synchronisation calls are
+ * in api/rma_sync.c). Argument and epoch checks raise the right class on the window's error
  * handler; the work is in src/rma. A target of MPI_PROC_NULL makes an
- * operation a no-op. */
+ * operation a no-op. Small operations on mapped memory first try the fast
+ * paths below (rma/fast.h); anything they do not take comes here. */
 #include "api/api.h"
 #include "core/op.h"
+#include "rma/fast.h"
 #include "rma/rma.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 enum { K_PUT, K_GET };
+
+/* ------------------------------------------------------------ fast paths
+ * Each returns true when it did the whole operation (every argument valid,
+ * see rma/fast.h), false when the general path below must run. */
+#define FAST(call) DMPI_RMA_FAST_CALL(call)
+
+static inline bool fast_put_get(int kind, void *oaddr, MPI_Count ocount, MPI_Datatype odt,
+                                int t, MPI_Aint disp, MPI_Count tcount, MPI_Datatype tdt,
+                                MPI_Win win)
+{
+    dmpi_win *w = dmpi_win_get(win);
+    if (!dmpi_rma_fast_ready() || !w) return false;
+    size_t n = dmpi_rma_fast_bytes(ocount, dmpi_rma_tinfo_of(odt)->size);
+    if (!n || !oaddr || n != dmpi_rma_fast_bytes(tcount, dmpi_rma_tinfo_of(tdt)->size))
+        return false;
+    dmpi_win_target *tg = dmpi_rma_fast_target(w, t);
+    char *p = tg ? dmpi_rma_fast_addr(tg, disp, n) : NULL;
+    if (!p) return false;
+    if (kind == K_PUT) {
+        dmpi_rma_copy(p, oaddr, n);
+        w->dirty = true;
+    } else {
+        dmpi_rma_copy(oaddr, p, n);
+        if (!DMPI_RMA_TSO) w->dirty = true;
+    }
+    return true;
+}
+
+/* Accumulate (result NULL) and Get_accumulate on elements of one 4- or
+ * 8-byte predefined type, the same type and count on every side. */
+static inline bool fast_acc(const void *oaddr, MPI_Count ocount, MPI_Datatype odt, void *raddr,
+                            MPI_Count rcount, MPI_Datatype rdt, bool has_result, int t,
+                            MPI_Aint disp, MPI_Count tcount, MPI_Datatype tdt, MPI_Op oph,
+                            MPI_Win win)
+{
+    dmpi_win *w = dmpi_win_get(win);
+    if (!dmpi_rma_fast_ready() || !w) return false;
+    const dmpi_rma_tinfo *ti = dmpi_rma_tinfo_of(tdt);
+    bool noop = oph == MPI_NO_OP;
+    if (!(ti->ops & dmpi_rma_op_bit(oph)) || (noop && !has_result)) return false;
+    if (!noop && (odt != tdt || ocount != tcount || !oaddr)) return false;
+    if (has_result && (rdt != tdt || rcount != tcount || !raddr)) return false;
+    size_t es = ti->size, n = dmpi_rma_fast_bytes(tcount, ti->size);
+    dmpi_win_target *tg = n ? dmpi_rma_fast_target(w, t) : NULL;
+    char *p = tg ? dmpi_rma_fast_addr(tg, disp, n) : NULL;
+    if (!p || ((uintptr_t)p & (es - 1))) return false;
+    dmpi_rma_elem_ctx c = {ti->kind, dmpi_rma_op_kind(oph), NULL, NULL};
+    for (size_t b = 0; b < n; b += es)
+        dmpi_rma_elem_atomic(&c, p + b, noop ? NULL : (const char *)oaddr + b,
+                             has_result ? (char *)raddr + b : NULL, es);
+    if (!DMPI_RMA_TSO) w->dirty = true;
+    return true;
+}
+
+static inline bool fast_fop(const void *oaddr, void *raddr, MPI_Datatype dt, int t,
+                            MPI_Aint disp, MPI_Op oph, MPI_Win win)
+{
+    dmpi_win *w = dmpi_win_get(win);
+    if (!dmpi_rma_fast_ready() || !w) return false;
+    const dmpi_rma_tinfo *ti = dmpi_rma_tinfo_of(dt);
+    bool noop = oph == MPI_NO_OP;
+    if (!(ti->ops & dmpi_rma_op_bit(oph)) || !raddr || (!oaddr && !noop)) return false;
+    dmpi_win_target *tg = dmpi_rma_fast_target(w, t);
+    char *p = tg ? dmpi_rma_fast_addr(tg, disp, ti->size) : NULL;
+    if (!p || ((uintptr_t)p & (ti->size - 1u))) return false;
+    dmpi_rma_elem_ctx c = {ti->kind, dmpi_rma_op_kind(oph), NULL, NULL};
+    dmpi_rma_elem_atomic(&c, p, noop ? NULL : oaddr, raddr, ti->size);
+    if (!DMPI_RMA_TSO) w->dirty = true;
+    return true;
+}
+
+static inline bool fast_cas(const void *oaddr, const void *caddr, void *raddr, MPI_Datatype dt,
+                            int t, MPI_Aint disp, MPI_Win win)
+{
+    dmpi_win *w = dmpi_win_get(win);
+    if (!dmpi_rma_fast_ready() || !w) return false;
+    const dmpi_rma_tinfo *ti = dmpi_rma_tinfo_of(dt);
+    if (!ti->cas || !oaddr || !caddr || !raddr) return false;
+    dmpi_win_target *tg = dmpi_rma_fast_target(w, t);
+    char *p = tg ? dmpi_rma_fast_addr(tg, disp, ti->size) : NULL;
+    if (!p || ((uintptr_t)p & (ti->size - 1u))) return false;
+    if (ti->size == 8) {
+        uint64_t exp, des;
+        memcpy(&exp, caddr, 8);
+        memcpy(&des, oaddr, 8);
+        atomic_compare_exchange_strong((_Atomic uint64_t *)(void *)p, &exp, des);
+        memcpy(raddr, &exp, 8); /* the old value, swapped or not */
+    } else {
+        uint32_t exp, des;
+        memcpy(&exp, caddr, 4);
+        memcpy(&des, oaddr, 4);
+        atomic_compare_exchange_strong((_Atomic uint32_t *)(void *)p, &exp, des);
+        memcpy(raddr, &exp, 4);
+    }
+    if (!DMPI_RMA_TSO) w->dirty = true;
+    return true;
+}
 
 /* Buffer argument: count, committed datatype. */
 static int get_buf(dmpi_win *w, void *buf, MPI_Count count, MPI_Datatype h, const char *which,
@@ -61,6 +160,7 @@ static int done_request(dmpi_win *w, MPI_Request *req, const char *fn)
     return MPI_SUCCESS;
 }
 
+__attribute__((noinline))
 static int put_get(int kind, void *oaddr, MPI_Count ocount, MPI_Datatype odt, int t,
                    MPI_Aint disp, MPI_Count tcount, MPI_Datatype tdt, MPI_Win win,
                    MPI_Request *req, bool rq, const char *fn)
@@ -84,6 +184,7 @@ static int put_get(int kind, void *oaddr, MPI_Count ocount, MPI_Datatype odt, in
         if (rc == MPI_SUCCESS)
             rc = kind == K_PUT ? dmpi_rma_put(w, o, t, disp, tg, why, sizeof why)
                                : dmpi_rma_get(w, o, t, disp, tg, why, sizeof why);
+        w->dirty = true;
         dmpi_unlock();
     }
     if (rc != MPI_SUCCESS)
@@ -92,6 +193,7 @@ static int put_get(int kind, void *oaddr, MPI_Count ocount, MPI_Datatype odt, in
 }
 
 /* Accumulate (has_result false), Get_accumulate and Fetch_and_op. */
+__attribute__((noinline))
 static int acc_common(const void *oaddr, MPI_Count ocount, MPI_Datatype odt, void *raddr,
                       MPI_Count rcount, MPI_Datatype rdt, bool has_result, int t, MPI_Aint disp,
                       MPI_Count tcount, MPI_Datatype tdt, MPI_Op oph, MPI_Win win,
@@ -121,6 +223,7 @@ static int acc_common(const void *oaddr, MPI_Count ocount, MPI_Datatype odt, voi
         rc = check_epoch(w, t, rq, &cwhy);
         if (rc == MPI_SUCCESS)
             rc = dmpi_rma_acc(w, o, has_result ? &res : NULL, t, disp, tg, op, why, sizeof why);
+        w->dirty = true;
         dmpi_unlock();
     }
     if (rc != MPI_SUCCESS)
@@ -133,6 +236,8 @@ int PMPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_data
              int target_rank, MPI_Aint target_disp, int target_count,
              MPI_Datatype target_datatype, MPI_Win win)
 {
+    FAST(fast_put_get(K_PUT, (void *)origin_addr, origin_count, origin_datatype, target_rank,
+                      target_disp, target_count, target_datatype, win));
     return put_get(K_PUT, (void *)origin_addr, origin_count, origin_datatype, target_rank,
                    target_disp, target_count, target_datatype, win, NULL, false, "MPI_Put");
 }
@@ -142,6 +247,8 @@ int PMPI_Put_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype ori
                int target_rank, MPI_Aint target_disp, MPI_Count target_count,
                MPI_Datatype target_datatype, MPI_Win win)
 {
+    FAST(fast_put_get(K_PUT, (void *)origin_addr, origin_count, origin_datatype, target_rank,
+                      target_disp, target_count, target_datatype, win));
     return put_get(K_PUT, (void *)origin_addr, origin_count, origin_datatype, target_rank,
                    target_disp, target_count, target_datatype, win, NULL, false, "MPI_Put_c");
 }
@@ -168,6 +275,8 @@ DMPI_ALIAS(Rput_c)
 int PMPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
              MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
+    FAST(fast_put_get(K_GET, origin_addr, origin_count, origin_datatype, target_rank,
+                      target_disp, target_count, target_datatype, win));
     return put_get(K_GET, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
                    target_count, target_datatype, win, NULL, false, "MPI_Get");
 }
@@ -177,6 +286,8 @@ int PMPI_Get_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_da
                int target_rank, MPI_Aint target_disp, MPI_Count target_count,
                MPI_Datatype target_datatype, MPI_Win win)
 {
+    FAST(fast_put_get(K_GET, origin_addr, origin_count, origin_datatype, target_rank,
+                      target_disp, target_count, target_datatype, win));
     return put_get(K_GET, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
                    target_count, target_datatype, win, NULL, false, "MPI_Get_c");
 }
@@ -205,6 +316,8 @@ int PMPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype orig
                     int target_rank, MPI_Aint target_disp, int target_count,
                     MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
+    FAST(fast_acc(origin_addr, origin_count, origin_datatype, NULL, 0, MPI_DATATYPE_NULL, false,
+                  target_rank, target_disp, target_count, target_datatype, op, win));
     return acc_common(origin_addr, origin_count, origin_datatype, NULL, 0, MPI_DATATYPE_NULL,
                       false, target_rank, target_disp, target_count, target_datatype, op, win,
                       NULL, false, "MPI_Accumulate");
@@ -216,6 +329,8 @@ int PMPI_Accumulate_c(const void *origin_addr, MPI_Count origin_count,
                       MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op,
                       MPI_Win win)
 {
+    FAST(fast_acc(origin_addr, origin_count, origin_datatype, NULL, 0, MPI_DATATYPE_NULL, false,
+                  target_rank, target_disp, target_count, target_datatype, op, win));
     return acc_common(origin_addr, origin_count, origin_datatype, NULL, 0, MPI_DATATYPE_NULL,
                       false, target_rank, target_disp, target_count, target_datatype, op, win,
                       NULL, false, "MPI_Accumulate_c");
@@ -248,6 +363,9 @@ int PMPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype 
                         int target_rank, MPI_Aint target_disp, int target_count,
                         MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
+    FAST(fast_acc(origin_addr, origin_count, origin_datatype, result_addr, result_count,
+                  result_datatype, true, target_rank, target_disp, target_count, target_datatype,
+                  op, win));
     return acc_common(origin_addr, origin_count, origin_datatype, result_addr, result_count,
                       result_datatype, true, target_rank, target_disp, target_count,
                       target_datatype, op, win, NULL, false, "MPI_Get_accumulate");
@@ -260,6 +378,9 @@ int PMPI_Get_accumulate_c(const void *origin_addr, MPI_Count origin_count,
                           MPI_Aint target_disp, MPI_Count target_count,
                           MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
+    FAST(fast_acc(origin_addr, origin_count, origin_datatype, result_addr, result_count,
+                  result_datatype, true, target_rank, target_disp, target_count, target_datatype,
+                  op, win));
     return acc_common(origin_addr, origin_count, origin_datatype, result_addr, result_count,
                       result_datatype, true, target_rank, target_disp, target_count,
                       target_datatype, op, win, NULL, false, "MPI_Get_accumulate_c");
@@ -291,8 +412,9 @@ int PMPI_Rget_accumulate_c(const void *origin_addr, MPI_Count origin_count,
 }
 DMPI_ALIAS(Rget_accumulate_c)
 
-int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype,
-                      int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win)
+__attribute__((noinline))
+static int fop_slow(const void *origin_addr, void *result_addr, MPI_Datatype datatype,
+                    int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win)
 {
     static const char *const FN = "MPI_Fetch_and_op";
     DMPI_CHECK_INIT(FN);
@@ -315,16 +437,24 @@ int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype d
     if (rc == MPI_SUCCESS)
         rc = dmpi_rma_fop(w, origin_addr, result_addr, dt, target_rank, target_disp, o, why,
                           sizeof why);
+    w->dirty = true;
     dmpi_unlock();
     if (rc != MPI_SUCCESS)
         return dmpi_win_err(w, rc, FN, "%s", cwhy ? cwhy : why[0] ? why : "the access failed");
     return MPI_SUCCESS;
 }
+
+int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype,
+                      int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win)
+{
+    FAST(fast_fop(origin_addr, result_addr, datatype, target_rank, target_disp, op, win));
+    return fop_slow(origin_addr, result_addr, datatype, target_rank, target_disp, op, win);
+}
 DMPI_ALIAS(Fetch_and_op)
 
-int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr,
-                          MPI_Datatype datatype, int target_rank, MPI_Aint target_disp,
-                          MPI_Win win)
+__attribute__((noinline))
+static int cas_slow(const void *origin_addr, const void *compare_addr, void *result_addr,
+                    MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win)
 {
     static const char *const FN = "MPI_Compare_and_swap";
     DMPI_CHECK_INIT(FN);
@@ -349,9 +479,20 @@ int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, voi
     if (rc == MPI_SUCCESS)
         rc = dmpi_rma_cas(w, origin_addr, compare_addr, result_addr, dt, target_rank,
                           target_disp, why, sizeof why);
+    w->dirty = true;
     dmpi_unlock();
     if (rc != MPI_SUCCESS)
         return dmpi_win_err(w, rc, FN, "%s", cwhy ? cwhy : why[0] ? why : "the access failed");
     return MPI_SUCCESS;
+}
+
+int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr,
+                          MPI_Datatype datatype, int target_rank, MPI_Aint target_disp,
+                          MPI_Win win)
+{
+    FAST(fast_cas(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp,
+                  win));
+    return cas_slow(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp,
+                    win);
 }
 DMPI_ALIAS(Compare_and_swap)

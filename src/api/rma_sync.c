@@ -4,6 +4,7 @@
  * arguments (assertions, lock types, ranks, groups) are here; the epochs
  * themselves are in rma/sync.c. */
 #include "api/api.h"
+#include "rma/fast.h"
 #include "rma/rma.h"
 
 #include <stdlib.h>
@@ -212,8 +213,29 @@ int PMPI_Win_unlock_all(MPI_Win win)
 }
 DMPI_ALIAS(Win_unlock_all)
 
+/* Fast paths of the flushes (rma/fast.h): targets whose memory is mapped
+ * here, inside a passive-target epoch: a fence if a store is pending. */
+static inline bool fast_flush(int rank, MPI_Win win)
+{
+    dmpi_win *w = dmpi_win_get(win);
+    if (!dmpi_rma_fast_ready() || !w || (unsigned)rank >= (unsigned)w->size) return false;
+    const dmpi_win_target *tg = &w->tgt[rank];
+    if (!tg->mapped || !(w->lock_all || tg->lock)) return false;
+    dmpi_rma_fast_flush(w);
+    return true;
+}
+
+static inline bool fast_flush_all(MPI_Win win)
+{
+    dmpi_win *w = dmpi_win_get(win);
+    if (!dmpi_rma_fast_ready() || !w || !w->all_mapped || !(w->lock_all || w->nlocked))
+        return false;
+    dmpi_rma_fast_flush(w);
+    return true;
+}
+
 /* all: every target. Local and remote completion are the same here. */
-static int flush_common(int rank, bool all, MPI_Win win, const char *fn)
+__attribute__((noinline)) static int flush_common(int rank, bool all, MPI_Win win, const char *fn)
 {
     DMPI_CHECK_INIT(fn);
     dmpi_win *w;
@@ -230,20 +252,30 @@ static int flush_common(int rank, bool all, MPI_Win win, const char *fn)
     return finish(w, rc, why, fn);
 }
 
-int PMPI_Win_flush(int rank, MPI_Win win) { return flush_common(rank, false, win, "MPI_Win_flush"); }
+int PMPI_Win_flush(int rank, MPI_Win win)
+{
+    DMPI_RMA_FAST_CALL(fast_flush(rank, win));
+    return flush_common(rank, false, win, "MPI_Win_flush");
+}
 DMPI_ALIAS(Win_flush)
 
 int PMPI_Win_flush_local(int rank, MPI_Win win)
 {
+    DMPI_RMA_FAST_CALL(fast_flush(rank, win));
     return flush_common(rank, false, win, "MPI_Win_flush_local");
 }
 DMPI_ALIAS(Win_flush_local)
 
-int PMPI_Win_flush_all(MPI_Win win) { return flush_common(0, true, win, "MPI_Win_flush_all"); }
+int PMPI_Win_flush_all(MPI_Win win)
+{
+    DMPI_RMA_FAST_CALL(fast_flush_all(win));
+    return flush_common(0, true, win, "MPI_Win_flush_all");
+}
 DMPI_ALIAS(Win_flush_all)
 
 int PMPI_Win_flush_local_all(MPI_Win win)
 {
+    DMPI_RMA_FAST_CALL(fast_flush_all(win));
     return flush_common(0, true, win, "MPI_Win_flush_local_all");
 }
 DMPI_ALIAS(Win_flush_local_all)

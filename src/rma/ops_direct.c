@@ -8,8 +8,10 @@
  * pairs ...). An element that is not naturally aligned cannot be an
  * atomic: it takes the window's stripe mutex for its address instead, as
  * every other origin does for it, so each location is always updated the
- * same way. */
+ * same way. The element atomic itself (dmpi_rma_elem_atomic) is in
+ * rma/fast.h, shared with the fast paths of the API calls. */
 #include "rma/rma.h"
+#include "rma/fast.h"
 #include "coll/coll.h"
 
 #include <string.h>
@@ -30,10 +32,13 @@ static int direct_get(dmpi_win *w, int t, uintptr_t taddr, MPI_Count tcount, dmp
 }
 
 /* ------------------------------------------------------------ element ops */
-enum { K_RAW, K_I32, K_U32, K_I64, K_U64, K_F32, K_F64 };
-enum { O_OTHER, O_SUM, O_PROD, O_MIN, O_MAX, O_BAND, O_BOR, O_BXOR, O_REPLACE, O_NO_OP };
+enum { K_RAW = DMPI_RMA_K_RAW, K_I32 = DMPI_RMA_K_I32, K_U32 = DMPI_RMA_K_U32,
+       K_I64 = DMPI_RMA_K_I64, K_U64 = DMPI_RMA_K_U64, K_F32 = DMPI_RMA_K_F32,
+       K_F64 = DMPI_RMA_K_F64 };
+enum { O_OTHER = DMPI_RMA_O_OTHER, O_SUM = DMPI_RMA_O_SUM, O_PROD = DMPI_RMA_O_PROD,
+       O_MIN = DMPI_RMA_O_MIN, O_MAX = DMPI_RMA_O_MAX, O_NO_OP = DMPI_RMA_O_NO_OP };
 
-static int type_kind_of(const dmpi_datatype *bdt)
+int dmpi_rma_type_kind(const dmpi_datatype *bdt)
 {
     MPI_Datatype h = bdt->handle;
     if (h == MPI_INT || h == MPI_INT32_T || h == MPI_INTEGER || h == MPI_INTEGER4) return K_I32;
@@ -47,27 +52,14 @@ static int type_kind_of(const dmpi_datatype *bdt)
     return K_RAW;
 }
 
-/* The answer for the type seen last is kept (predefined types only). */
+/* Predefined types: from the table of rma/fast.h (filled at window creation). */
 static int type_kind(const dmpi_datatype *bdt)
 {
-    static const dmpi_datatype *last;
-    static int last_kind;
-    if (bdt == last) return last_kind;
-    int k = type_kind_of(bdt);
     if (bdt->builtin) {
-        last_kind = k;
-        last = bdt;
+        const dmpi_rma_tinfo *ti = dmpi_rma_tinfo_of(bdt->handle);
+        if (ti->size) return ti->kind;
     }
-    return k;
-}
-
-static int op_kind(const dmpi_op *op)
-{
-    MPI_Op h = op->handle;
-    return h == MPI_SUM ? O_SUM : h == MPI_PROD ? O_PROD : h == MPI_MIN ? O_MIN
-         : h == MPI_MAX ? O_MAX : h == MPI_BAND ? O_BAND : h == MPI_BOR ? O_BOR
-         : h == MPI_BXOR ? O_BXOR : h == MPI_REPLACE ? O_REPLACE : h == MPI_NO_OP ? O_NO_OP
-         : O_OTHER;
+    return dmpi_rma_type_kind(bdt);
 }
 
 /* *out = v op old for the arithmetic kinds; false: use dmpi_op_apply.
@@ -101,45 +93,24 @@ static bool arith(int tk, int ok, const void *v, const void *old, void *out)
     }
 }
 
-typedef struct elem_ctx {
-    int tk, ok;
-    dmpi_op *op;
-    dmpi_datatype *bdt;
-} elem_ctx;
+typedef dmpi_rma_elem_ctx elem_ctx;
 
-static void compute(const elem_ctx *c, const void *v, const void *old, void *out, size_t es)
+void dmpi_rma_elem_compute(const elem_ctx *c, const void *v, const void *old, void *out,
+                           size_t es)
 {
     if (arith(c->tk, c->ok, v, old, out)) return;
     memcpy(out, old, es);
     dmpi_op_apply(c->op, v, out, 1, c->bdt); /* validity was checked */
 }
 
-#define INTEGRAL(tk) ((tk) == K_I32 || (tk) == K_U32 || (tk) == K_I64 || (tk) == K_U64)
-
-#define ELEM_ATOMIC(UT)                                                         \
-    do {                                                                        \
-        _Atomic UT *a = (_Atomic UT *)(void *)p;                                \
-        UT x = 0, old;                                                          \
-        if (v) memcpy(&x, v, sizeof x);                                         \
-        if (c->ok == O_NO_OP) old = atomic_load(a);                             \
-        else if (c->ok == O_REPLACE) old = atomic_exchange(a, x);               \
-        else if (INTEGRAL(c->tk) && c->ok == O_SUM) old = atomic_fetch_add(a, x); \
-        else if (INTEGRAL(c->tk) && c->ok == O_BAND) old = atomic_fetch_and(a, x); \
-        else if (INTEGRAL(c->tk) && c->ok == O_BOR) old = atomic_fetch_or(a, x); \
-        else if (INTEGRAL(c->tk) && c->ok == O_BXOR) old = atomic_fetch_xor(a, x); \
-        else {                                                                  \
-            old = atomic_load_explicit(a, memory_order_relaxed);                \
-            UT nv;                                                              \
-            do compute(c, &x, &old, &nv, sizeof nv);                            \
-            while (!atomic_compare_exchange_weak(a, &old, nv));                 \
-        }                                                                       \
-        if (res) memcpy(res, &old, sizeof old);                                 \
-    } while (0)
+static void compute(const elem_ctx *c, const void *v, const void *old, void *out, size_t es)
+{
+    dmpi_rma_elem_compute(c, v, old, out, es);
+}
 
 static void native_elem(const elem_ctx *c, char *p, const void *v, void *res, size_t es)
 {
-    if (es == 4) ELEM_ATOMIC(uint32_t);
-    else ELEM_ATOMIC(uint64_t);
+    dmpi_rma_elem_atomic(c, p, v, res, es);
 }
 
 static void locked_elem(dmpi_win *w, int t, const elem_ctx *c, char *p, const void *v,
@@ -162,7 +133,7 @@ static int direct_atomic(dmpi_win *w, int t, uintptr_t taddr, MPI_Count tcount,
 {
     size_t es = (size_t)bdt->size;
     if ((es != 4 && es != 8) || bdt->extent != (MPI_Aint)es) return DMPI_RMA_NOT_NATIVE;
-    elem_ctx c = {type_kind(bdt), op_kind(op), op, bdt};
+    elem_ctx c = {type_kind(bdt), dmpi_rma_op_kind(op->handle), op, bdt};
     MPI_Count total = tcount * tdt->size, off = 0, i = 0;
     if (tdt->contiguous) { /* the usual case: no need to walk the type */
         char *p = (char *)taddr + tdt->true_lb;

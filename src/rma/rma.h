@@ -12,7 +12,8 @@
  * process_vm_readv/writev (ops "cma"). Locks (MPI_Win_lock), PSCW
  * counters, the barrier of MPI_Win_fence and the mutexes of accumulates
  * live in the control block, never in messages. Every operation is
- * complete when its call returns, so flushes only order memory.
+ * complete when its call returns, so flushes only order memory. The
+ * common small operations take the short paths of rma/fast.h.
  *
  * Another transport (RDMA between nodes) plugs in as a further
  * dmpi_rma_ops; the epoch logic (sync.c) and the argument checks
@@ -125,6 +126,8 @@ typedef struct dmpi_win {
     bool lock_all, lock_all_nocheck;
     bool started, posted;         /* PSCW access / exposure epoch open */
     int post_nocheck;
+    bool dirty;                   /* stores since the last fence (rma/fast.h) */
+    bool all_mapped;              /* every target's memory is mapped here */
     /* user-visible things */
     dmpi_win_hints hints;
     MPI_Aint attr_size;
@@ -138,7 +141,12 @@ typedef struct dmpi_win {
 
 static inline MPI_Win dmpi_win_handle(dmpi_win *w) { return (MPI_Win)(void *)w; }
 /* The window behind a handle, or NULL. */
-dmpi_win *dmpi_win_get(MPI_Win h);
+static inline dmpi_win *dmpi_win_get(MPI_Win h)
+{
+    if ((uintptr_t)(void *)h < 0x1000) return NULL;
+    dmpi_win *w = (dmpi_win *)(void *)h;
+    return w->magic == DMPI_MAGIC_WIN ? w : NULL;
+}
 
 /* ------------------------------------------------------ creation (win.c) */
 /* Collective over comm (an intracommunicator). flavor is MPI_WIN_FLAVOR_*;

@@ -11,7 +11,8 @@
  *    target (seg.c), taken when MPI_Win_lock is called (MPI_MODE_NOCHECK:
  *    not at all);
  *  - flush*: every operation completed when its call returned, so they
- *    only order memory.
+ *    only order memory (api/rma_sync.c skips the fence when no store is
+ *    pending: rma/fast.h).
  * Checks of epoch misuse give MPI_ERR_RMA_SYNC with a reason. A fence
  * epoch with no operation yet may be left for a lock or PSCW epoch (as
  * codes that open every phase with MPI_Win_fence expect). */
@@ -238,13 +239,15 @@ int dmpi_rma_flush(dmpi_win *w, int t, const char **why)
         for (int r = 0; r < w->size; r++)
             if ((w->lock_all || w->tgt[r].lock) && w->tgt[r].ops != &dmpi_rma_direct_ops)
                 w->tgt[r].ops->flush(w, r);
+        w->dirty = false;
         return MPI_SUCCESS;
     }
     if (!w->lock_all && !w->tgt[t].lock) {
         *why = "the target is not locked by this process";
         return MPI_ERR_RMA_SYNC;
     }
-    w->tgt[t].ops->flush(w, t);
+    w->tgt[t].ops->flush(w, t); /* a full fence, whatever the mover */
+    w->dirty = false;
     return MPI_SUCCESS;
 }
 

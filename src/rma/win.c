@@ -21,6 +21,7 @@
  * MPI_Alloc_mem) is mapped at the same address everywhere, so it is
  * reached like allocated memory; other memory by CMA. */
 #include "rma/rma.h"
+#include "rma/fast.h"
 #include "coll/coll.h"
 #include "core/attr.h"
 #include "core/comm_ops.h"
@@ -49,13 +50,6 @@ typedef struct seg_msg {
 } seg_msg;
 
 static unsigned seg_seq;
-
-dmpi_win *dmpi_win_get(MPI_Win h)
-{
-    if ((uintptr_t)(void *)h < 0x1000) return NULL;
-    dmpi_win *w = (dmpi_win *)(void *)h;
-    return w->magic == DMPI_MAGIC_WIN ? w : NULL;
-}
 
 static size_t up(size_t v, size_t a) { return (v + a - 1) / a * a; }
 
@@ -99,6 +93,7 @@ static bool in_heap(const rank_rec *r)
 
 static void setup_targets(dmpi_win *w, const rank_rec *r, const size_t *off)
 {
+    w->all_mapped = true;
     for (int t = 0; t < w->size; t++) {
         dmpi_win_target *tg = &w->tgt[t];
         tg->size = r[t].size;
@@ -121,6 +116,8 @@ static void setup_targets(dmpi_win *w, const rank_rec *r, const size_t *off)
             tg->ops = &dmpi_rma_direct_ops;
             tg->qbase = (void *)tg->base;
             tg->qsize = tg->size;
+        } else {
+            w->all_mapped = false;
         }
     }
 }
@@ -209,6 +206,7 @@ int dmpi_win_create(dmpi_comm *comm, int flavor, void *base, MPI_Aint size,
                     char *why, size_t whylen)
 {
     *out = NULL;
+    dmpi_rma_fast_init();
     dmpi_comm *wc = NULL;
     int rc = dmpi_comm_dup(comm, &wc);
     if (rc != MPI_SUCCESS) {
