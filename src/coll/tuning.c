@@ -37,28 +37,40 @@
 
 #define SHM DMPI_COLL_ALGO_SHM
 
+/* Which runs a rule is for: any, only when every rank has a processor of
+ * its own, or only when the ranks outnumber the processors. */
+enum { ALL_LOADS, DEDICATED, OVERSUBSCRIBED };
+
 static const struct rule {
     int coll, min_ranks;
     MPI_Count max_bytes;
     int algo;
+    int load;
 } rules[] = {
-    /* Shared memory (shm_coll.c) for the blocking calls whose data fits a
-     * process's slot (DMPI_COLL_SHM_SLOT; it falls back by itself when
-     * not); the rules below it serve the other calls and every
-     * nonblocking or persistent one. */
-    {DMPI_COLL_BARRIER, 2, ANY, SHM},
-    {DMPI_COLL_BCAST, 2, ANY, SHM},
-    {DMPI_COLL_REDUCE, 2, ANY, SHM},
-    {DMPI_COLL_ALLREDUCE, 2, ANY, SHM},
-    {DMPI_COLL_GATHER, 2, ANY, SHM},
-    {DMPI_COLL_SCATTER, 2, ANY, SHM},
-    {DMPI_COLL_ALLGATHER, 2, ANY, SHM},
-    {DMPI_COLL_ALLTOALL, 2, ANY, SHM},
-    {DMPI_COLL_ALLGATHERV, 2, ANY, SHM},
-    {DMPI_COLL_REDUCE_SCATTER, 2, ANY, SHM},
-    {DMPI_COLL_REDUCE_SCATTER_BLOCK, 2, ANY, SHM},
-    {DMPI_COLL_SCAN, 2, ANY, SHM},
-    {DMPI_COLL_EXSCAN, 2, ANY, SHM},
+    /* Shared memory (shm_coll.c), for blocking calls; it falls back by
+     * itself when the data does not fit a slot (DMPI_COLL_SHM_SLOT). The
+     * limits come from bench/coll_bench.c on 2 cores, shm against the
+     * best point-to-point algorithm (notes in docs/collectives.md). With
+     * the shared malloc heap, large point-to-point messages are one
+     * memcpy, which beats the two copies through the slots. When ranks
+     * outnumber cores, rooted point-to-point collectives win at small
+     * sizes: the root runs ahead without waiting to be scheduled. */
+    {DMPI_COLL_BARRIER, 2, ANY, SHM, ALL_LOADS},
+    {DMPI_COLL_ALLREDUCE, 2, 4 * KiB, SHM, ALL_LOADS},
+    {DMPI_COLL_ALLREDUCE, 2, 16 * KiB, SHM, OVERSUBSCRIBED},
+    {DMPI_COLL_BCAST, 2, 16 * KiB, SHM, DEDICATED},
+    {DMPI_COLL_REDUCE, 2, 16 * KiB, SHM, DEDICATED},
+    {DMPI_COLL_REDUCE, 2, 4 * KiB, DMPI_REDUCE_BINOMIAL, OVERSUBSCRIBED},
+    {DMPI_COLL_REDUCE, 2, 16 * KiB, SHM, OVERSUBSCRIBED},
+    {DMPI_COLL_GATHER, 2, 4 * KiB, SHM, ALL_LOADS},
+    {DMPI_COLL_SCATTER, 2, 4 * KiB, SHM, ALL_LOADS},
+    {DMPI_COLL_ALLGATHER, 2, 4 * KiB, SHM, ALL_LOADS},
+    {DMPI_COLL_ALLTOALL, 2, 4 * KiB, SHM, ALL_LOADS},
+    {DMPI_COLL_ALLGATHERV, 2, 4 * KiB, SHM, ALL_LOADS},
+    {DMPI_COLL_REDUCE_SCATTER, 2, 4 * KiB, SHM, ALL_LOADS},
+    {DMPI_COLL_REDUCE_SCATTER_BLOCK, 2, 4 * KiB, SHM, ALL_LOADS},
+    {DMPI_COLL_SCAN, 2, 4 * KiB, SHM, ALL_LOADS},
+    {DMPI_COLL_EXSCAN, 2, 4 * KiB, SHM, ALL_LOADS},
     {DMPI_COLL_BARRIER, 0, ANY, DMPI_BARRIER_DISSEMINATION},
     /* With single-copy rendezvous the binomial tree beat scatter + ring
      * allgather at every size up to 8 ranks (bench/coll_tune.sh). */
@@ -147,7 +159,9 @@ static int first_rule(int coll, MPI_Count bytes, int nranks, bool shm_too)
 {
     for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
         const struct rule *r = &rules[i];
-        if (r->coll == coll && nranks >= r->min_ranks && bytes <= r->max_bytes &&
+        bool load_ok = r->load == ALL_LOADS ||
+                       (r->load == OVERSUBSCRIBED) == dmpi_rt.oversubscribed;
+        if (r->coll == coll && nranks >= r->min_ranks && bytes <= r->max_bytes && load_ok &&
             (shm_too || r->algo != SHM))
             return r->algo;
     }

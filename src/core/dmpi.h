@@ -284,6 +284,7 @@ typedef struct dmpi_runtime {
     int appnum;
     pthread_t main_thread;
     double wtime_base;
+    bool oversubscribed;      /* more local ranks than processors we may use */
 } dmpi_runtime;
 extern dmpi_runtime dmpi_rt;
 int dmpi_runtime_init(int required, int *provided);

@@ -67,14 +67,16 @@ static void init_comm(dmpi_comm *c, MPI_Comm h, dmpi_group *g, uint32_t ctx, con
 
 /* Pins each rank to its own processor when the node has one for every
  * rank (as the peers do by default), so two busy ranks never share a core
- * while another sits idle. DMPI_BIND=0 turns it off. */
+ * while another sits idle. DMPI_BIND=0 turns it off. Also notes whether
+ * the ranks outnumber the processors (waiting and collectives adapt). */
 static void bind_to_core(int local_rank, int local_size)
 {
-    long mode = dmpi_env_long("DMPI_BIND", 1);
-    if (!mode || local_size < 2) return;
     cpu_set_t allowed;
     if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) return;
     int ncpus = CPU_COUNT(&allowed);
+    dmpi_rt.oversubscribed = ncpus < local_size;
+    long mode = dmpi_env_long("DMPI_BIND", 1);
+    if (!mode || local_size < 2) return;
     if (ncpus < local_size && mode < 2) return;
     int seen = 0, want = local_rank % ncpus;
     for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
@@ -132,7 +134,7 @@ int dmpi_runtime_init(int required, int *provided)
     int rc = init_world_objects();
     if (rc != MPI_SUCCESS) return rc;
     if (size > 1 && dmpi_shm_init(rank, size) != 0) return MPI_ERR_OTHER;
-    bind_to_core(rank, size); /* one node: local rank = world rank */
+    bind_to_core(rank, size); /* one node: local rank = world rank; before p2p init */
     rc = dmpi_p2p_init();
     if (rc != MPI_SUCCESS) return rc;
     dmpi_rt.initialized = true;
