@@ -50,7 +50,7 @@ static const struct rule {
     /* Shared memory (shm_coll.c), for blocking calls; it falls back by
      * itself when the data does not fit a slot (DMPI_COLL_SHM_SLOT). The
      * limits come from bench/coll_bench.c on 2 cores, shm against the
-     * best point-to-point algorithm (notes in docs/collectives.md). With
+     * best point-to-point algorithm (src/coll/README.md). With
      * the shared malloc heap, large point-to-point messages are one
      * memcpy, which beats the two copies through the slots. When ranks
      * outnumber cores, rooted point-to-point collectives win at small
