@@ -43,6 +43,13 @@ typedef struct dmpi_comm_ext {
 dmpi_comm_ext *dmpi_comm_ext_of(dmpi_comm *c);
 /* Info key of hint i ("mpi_assert_no_any_tag", ...). */
 const char *dmpi_comm_hint_key(int i);
+/* A point-to-point receive or probe on c from src with tag: NULL when
+ * allowed, else why it is erroneous (a wildcard that c's
+ * mpi_assert_no_any_source / mpi_assert_no_any_tag hint rules out), with
+ * the error class (MPI_ERR_RANK, MPI_ERR_TAG) in *cls. What the hints do
+ * is in docs/matching.md: mpi_assert_allow_overtaking and
+ * mpi_assert_exact_length are accepted and reported, and change nothing. */
+const char *dmpi_comm_wildcard_refused(dmpi_comm *c, int src, int tag, int *cls);
 /* An intercommunicator over local group lg and remote group rg with
  * context ctx, whose local intracommunicator (context lctx) is made here;
  * the error handler comes from `like`. On failure both ids are given back. */

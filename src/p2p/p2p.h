@@ -21,8 +21,11 @@ typedef struct dmpi_env {
 enum { DMPI_UX_EAGER = 1, DMPI_UX_RTS, DMPI_UX_SELF };
 typedef struct dmpi_unexp {
     uint32_t magic;             /* DMPI_MAGIC_MSG while owned by an MPI_Message */
-    struct dmpi_unexp *next, *prev;   /* all unexpected messages, arrival order */
-    struct dmpi_unexp *bnext, *bprev; /* same (context, source) bucket */
+    /* Links of the matching index (match.c), each list in arrival order: */
+    struct dmpi_unexp *next, *prev;   /* context bucket (MPI_ANY_SOURCE) */
+    struct dmpi_unexp *bnext, *bprev; /* (context, source) bucket (MPI_ANY_TAG) */
+    struct dmpi_unexp *enext, *eprev; /* (context, source, tag) bucket */
+    uint16_t bucket[3];               /* their indices: exact, source, context */
     dmpi_env env;
     int kind;
     int peer;                   /* world rank of the sender */
@@ -81,7 +84,12 @@ enum { DMPI_TXW_DATA = 1, DMPI_TXW_ACK = 2, DMPI_TXW_DONE = 4 };
 int dmpi_p2p_init(void);
 void dmpi_p2p_finalize(void);
 
-/* matching */
+/* matching (match.c): the posted-receive and unexpected-message index.
+ * dmpi_match_posted takes (removes) the receive env matches first in
+ * posting order; dmpi_match_unexp finds the oldest unexpected message a
+ * receive (ctx, src, tag) matches, src/tag may be wildcards. A posted
+ * receive's proto_u64[0], proto_int[2] and proto_int[3] belong to match.c
+ * while it is queued. */
 dmpi_request *dmpi_match_posted(const dmpi_env *env);
 dmpi_unexp *dmpi_match_unexp(uint32_t ctx, int src, int tag, bool remove);
 void dmpi_posted_add(dmpi_request *r);

@@ -7,8 +7,10 @@
  * process and is checked before use (cell count and payload length against
  * the ring and the message, sequence, type, reply cookies against our own
  * requests): a bad packet ends the job with a protocol error, never an
- * overflow. */
+ * overflow. A receive using a wildcard that its communicator's info hints
+ * rule out fails at once (refuse_wildcard). */
 #include "p2p/p2p.h"
+#include "core/comm_ops.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -118,6 +120,27 @@ void dmpi_recv_from_unexp(dmpi_request *r, dmpi_unexp *u)
     free(u);
 }
 
+/* A wildcard that the communicator's info hints rule out (an erroneous
+ * program): the receive completes at once with an error whose message
+ * says why, never a match. Only user receives are checked: the library's
+ * own traffic on the collective context may use wildcards. A handler that
+ * ends the job does it here, with that message; otherwise the error code
+ * (class and message recorded, nothing raised yet) goes in the status and
+ * the call that completes the receive applies the handler. */
+static bool refuse_wildcard(dmpi_request *r)
+{
+    int cls;
+    const char *why = dmpi_comm_wildcard_refused(r->comm, r->peer, r->tag, &cls);
+    if (!why) return false;
+    const dmpi_errhandler *h = r->comm->errh;
+    bool ends_job = !h || (h->kind != DMPI_ERRH_RETURN && h->kind != DMPI_ERRH_USER);
+    dmpi_comm quiet = {.errh = &dmpi_errh_return}; /* records the message only */
+    r->status.MPI_ERROR = dmpi_error(ends_job ? r->comm : &quiet, cls, "receive",
+                                     "%s (erroneous)", why);
+    dmpi_request_complete(r);
+    return true;
+}
+
 void dmpi_recv_start(dmpi_request *r)
 {
     r->complete = 0;
@@ -130,6 +153,9 @@ void dmpi_recv_start(dmpi_request *r)
         dmpi_request_complete(r);
         return;
     }
+    if (__builtin_expect(r->peer == MPI_ANY_SOURCE || r->tag == MPI_ANY_TAG, 0) &&
+        r->ctx_kind == DMPI_CTX_P2P && refuse_wildcard(r))
+        return;
     uint32_t ctx = r->comm->context_id + (uint32_t)r->ctx_kind;
     dmpi_unexp *u = dmpi_match_unexp(ctx, r->peer, r->tag, true);
     if (u) {
