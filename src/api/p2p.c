@@ -3,6 +3,7 @@
  * int and large-count (_c) form. The argument checks live here; the work
  * is done by the p2p layer. */
 #include "api/api.h"
+#include "core/comm_ops.h"
 #include "p2p/p2p.h"
 
 #include <stdlib.h>
@@ -27,6 +28,11 @@ static int check_args(const char *fn, bool is_recv, const void *buf, MPI_Count c
     if (is_recv) {
         DMPI_CHECK_SRC(c, peer, fn);
         DMPI_CHECK_RECV_TAG(c, tag, fn);
+        if (peer == MPI_ANY_SOURCE || tag == MPI_ANY_TAG) { /* the info hints may refuse */
+            int cls;
+            const char *why = dmpi_comm_wildcard_refused(c, peer, tag, &cls);
+            if (why) return dmpi_error(c, cls, fn, "%s", why);
+        }
     } else {
         DMPI_CHECK_DEST(c, peer, fn);
         DMPI_CHECK_SEND_TAG(c, tag, fn);

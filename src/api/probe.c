@@ -2,6 +2,7 @@
  * it queued; Mprobe/Improbe take it out of the queue into an MPI_Message,
  * which only Mrecv/Imrecv can receive. */
 #include "api/api.h"
+#include "core/comm_ops.h"
 #include "p2p/p2p.h"
 
 static int check_probe(const char *fn, int source, int tag, MPI_Comm comm, dmpi_comm **cp)
@@ -11,6 +12,11 @@ static int check_probe(const char *fn, int source, int tag, MPI_Comm comm, dmpi_
     DMPI_GET_COMM(c, comm, fn);
     DMPI_CHECK_SRC(c, source, fn);
     DMPI_CHECK_RECV_TAG(c, tag, fn);
+    if (source == MPI_ANY_SOURCE || tag == MPI_ANY_TAG) { /* the info hints may refuse */
+        int cls;
+        const char *why = dmpi_comm_wildcard_refused(c, source, tag, &cls);
+        if (why) return dmpi_error(c, cls, fn, "%s", why);
+    }
     *cp = c;
     return MPI_SUCCESS;
 }

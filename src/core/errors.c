@@ -326,7 +326,20 @@ int dmpi_error(dmpi_comm *comm, int cls, const char *func, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(detail, sizeof detail, fmt, ap);
     va_end(ap);
-    snprintf(msg, sizeof msg, "%s: %s", func, detail);
+    const char *earlier = NULL;
+    if (cls >= 128 && cls <= MPI_ERR_LASTCODE) {
+        /* A code recorded before (a request's failure): its class, and its
+         * text after ours. */
+        earlier = dmpi_error_text(cls);
+        cls = dmpi_error_class_of(cls);
+    }
+    int n = snprintf(msg, sizeof msg, "%s: %s", func, detail);
+    if (earlier && *earlier && n >= 0 && (size_t)n + 3 < sizeof msg) {
+        size_t room = sizeof msg - (size_t)n - 3, len = strlen(earlier);
+        memcpy(msg + n, ": ", 2);
+        memcpy(msg + n + 2, earlier, len < room ? len : room);
+        msg[(size_t)n + 2 + (len < room ? len : room)] = 0;
+    }
     int code = record(cls, msg);
     dmpi_errhandler *h = handler_for(comm);
     int kind = h ? h->kind : DMPI_ERRH_FATAL;
