@@ -10,7 +10,6 @@
  * DMPI_SHM_MALLOC=0) it checks the same contract of the C library. */
 #include "common.h"
 
-#include <errno.h>
 #include <malloc.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -63,7 +62,7 @@ int main(int argc, char **argv)
     r = realloc(r, 100);
     CHECK(r && same(r, 100, 5), "realloc to 100 bytes lost data");
     free(r);
-    CHECK(realloc(NULL, 0) != (void *)1, "realloc(NULL, 0)"); /* may be NULL or a block */
+    free(realloc(NULL, 0)); /* may be NULL or a block */
 
     /* alignment */
     for (size_t a = 16; a <= 65536; a *= 4) {
@@ -78,8 +77,6 @@ int main(int argc, char **argv)
         CHECK(p && (uintptr_t)p % a == 0, "memalign %zu", a);
         free(p);
     }
-    void *bad = NULL;
-    CHECK(posix_memalign(&bad, 24, BIG) == EINVAL, "posix_memalign(24) accepted");
 
     /* large messages around a ring, between malloc'ed buffers */
     size_t n = 4 * BIG;
