@@ -45,7 +45,7 @@ static void read_config(void)
 size_t dmpi_shm_slot_bytes(int p)
 {
     if (!config_read) read_config();
-    size_t cap = ((size_t)4 << 20) / ((size_t)DMPI_SHM_GENERATIONS * (size_t)p);
+    size_t cap = ((size_t)4 << 20) / ((size_t)DMPI_SHM_SLOT_GENERATIONS * (size_t)p);
     cap = cap / DMPI_SHM_LINE * DMPI_SHM_LINE;
     if (cap < 1024) cap = 1024;
     return slot_bytes < cap ? slot_bytes : cap;
@@ -82,8 +82,8 @@ dmpi_shm_comm *dmpi_shm_comm_of(dmpi_comm *c)
     uint64_t addr = 0;
     if (c->rank == 0) {
         sweep_retired();
-        size_t n = DMPI_SHM_LINE +
-                   DMPI_SHM_GENERATIONS * (size_t)st->p * (DMPI_SHM_LINE + st->slot);
+        size_t n = DMPI_SHM_LINE + (size_t)st->p * (DMPI_SHM_LINE_GENERATIONS * DMPI_SHM_LINE +
+                                                     DMPI_SHM_SLOT_GENERATIONS * st->slot);
         void *m = dmpi_heap_alloc(n);
         if (m) {
             memset(m, 0, n);
@@ -97,7 +97,7 @@ dmpi_shm_comm *dmpi_shm_comm_of(dmpi_comm *c)
     if (addr) {
         st->area = (dmpi_shm_area *)(uintptr_t)addr;
         st->lines = (dmpi_shm_line *)((char *)st->area + DMPI_SHM_LINE);
-        st->data = (unsigned char *)(st->lines + DMPI_SHM_GENERATIONS * st->p);
+        st->data = (unsigned char *)(st->lines + DMPI_SHM_LINE_GENERATIONS * st->p);
     }
     c->shm_coll = st;
     return st;

@@ -13,7 +13,8 @@
  *               publishes that slice, and everyone copies all slices out;
  *   reduce      the same, only the root reads the result;
  *   bcast       chunks of a slot: the root publishes, the others copy and
- *               publish (the root runs up to G-1 epochs ahead);
+ *               publish (the root runs up to 15 epochs ahead, 3 when the
+ *               data does not fit a line);
  *   allgather, alltoall, gather, scatter, allgatherv: when all of a
  *               process's blocks fit its slot, the same pattern with blocks;
  *   scan, exscan, reduce_scatter(_block): up to a slot, everyone publishes
@@ -41,7 +42,7 @@ static void *at(const void *buf, MPI_Count i, const dmpi_datatype *dt)
 
 static int barrier(dmpi_shm_comm *st)
 {
-    uint64_t e = dmpi_shm_begin(st, false);
+    uint64_t e = dmpi_shm_begin(st, 0);
     dmpi_shm_publish(st, e);
     dmpi_shm_wait_all(st, e);
     return MPI_SUCCESS;
@@ -53,7 +54,7 @@ static int bcast(dmpi_shm_comm *st, const dmpi_coll_args *a)
     bool root = st->r == a->root;
     for (MPI_Count off = 0; off < n; off += chunk) {
         MPI_Count len = n - off < chunk ? n - off : chunk;
-        uint64_t e = dmpi_shm_begin(st, root);
+        uint64_t e = dmpi_shm_begin(st, root ? (size_t)len : 0);
         unsigned char *slot = dmpi_shm_slot(st, e, a->root, (size_t)len);
         if (root) {
             dmpi_dt_pack(a->rbuf, a->rcount, a->rdt, off, slot, len);
@@ -111,7 +112,7 @@ static int reduce_whole(dmpi_shm_comm *st, const dmpi_coll_args *a, int root,
                         dmpi_datatype *bdt, size_t n)
 {
     const void *src = a->sbuf == MPI_IN_PLACE ? a->rbuf : a->sbuf;
-    uint64_t e = dmpi_shm_begin(st, true);
+    uint64_t e = dmpi_shm_begin(st, n);
     dmpi_dt_pack(src, a->rcount, a->rdt, 0, dmpi_shm_slot(st, e, st->r, n), (MPI_Count)n);
     dmpi_shm_publish(st, e);
     if (root >= 0 && st->r != root) return MPI_SUCCESS;
@@ -125,7 +126,7 @@ static int scan(dmpi_shm_comm *st, const dmpi_coll_args *a, dmpi_datatype *bdt)
     size_t n = (size_t)(a->rcount * a->rdt->size);
     const void *src = a->sbuf == MPI_IN_PLACE ? a->rbuf : a->sbuf;
     int last = a->coll == DMPI_COLL_SCAN ? st->r : st->r - 1;
-    uint64_t e = dmpi_shm_begin(st, true);
+    uint64_t e = dmpi_shm_begin(st, n);
     dmpi_dt_pack(src, a->rcount, a->rdt, 0, dmpi_shm_slot(st, e, st->r, n), (MPI_Count)n);
     dmpi_shm_publish(st, e);
     if (last < 0) return MPI_SUCCESS; /* Exscan at rank 0: nothing arrives */
@@ -147,7 +148,7 @@ static int reduce_scatter(dmpi_shm_comm *st, const dmpi_coll_args *a, dmpi_datat
     }
     size_t n = (size_t)(total * a->rdt->size);
     const void *src = a->sbuf == MPI_IN_PLACE ? a->rbuf : a->sbuf;
-    uint64_t e = dmpi_shm_begin(st, true);
+    uint64_t e = dmpi_shm_begin(st, n);
     dmpi_dt_pack(src, total, a->rdt, 0, dmpi_shm_slot(st, e, st->r, n), (MPI_Count)n);
     dmpi_shm_publish(st, e);
     dmpi_shm_wait_all(st, e);
@@ -173,12 +174,12 @@ static int reduce_sliced(dmpi_shm_comm *st, const dmpi_coll_args *a, int root,
     bool gets = root < 0 || r == root;
     for (size_t off = 0; off < n; off += chunk) {
         size_t len = n - off < chunk ? n - off : chunk;
-        uint64_t e1 = dmpi_shm_begin(st, true);
+        uint64_t e1 = dmpi_shm_begin(st, len);
         dmpi_dt_pack(src, a->rcount, dt, (MPI_Count)off, dmpi_shm_slot(st, e1, r, len),
                      (MPI_Count)len);
         dmpi_shm_publish(st, e1);
         dmpi_shm_wait_all(st, e1);
-        uint64_t e2 = dmpi_shm_begin(st, true);
+        uint64_t e2 = dmpi_shm_begin(st, len); /* writes at most len */
         size_t lo = share_lo(len, unit, r, p), mine = share_lo(len, unit, r + 1, p) - lo;
         if (mine && rc == MPI_SUCCESS)
             rc = combine(st, a, bdt, e1, len, p - 1, lo, mine, dmpi_shm_slot(st, e2, r, mine));
@@ -221,7 +222,7 @@ static int blocks(dmpi_shm_comm *st, const dmpi_coll_args *a, size_t b)
         sdt = a->rdt;
     }
     bool gives = coll == DMPI_COLL_SCATTER ? root : !(root && a->sbuf == MPI_IN_PLACE);
-    uint64_t e = dmpi_shm_begin(st, gives);
+    uint64_t e = dmpi_shm_begin(st, gives ? need : 0);
     unsigned char *mine = dmpi_shm_slot(st, e, r, need);
     if (gives && many) {
         for (int j = 0; j < p; j++)
@@ -256,7 +257,7 @@ static int allgatherv(dmpi_shm_comm *st, const dmpi_coll_args *a, size_t need)
 {
     int r = st->r;
     const dmpi_datatype *rdt = a->rdt;
-    uint64_t e = dmpi_shm_begin(st, true);
+    uint64_t e = dmpi_shm_begin(st, need);
     size_t mine = (size_t)(a->rcounts[r] * rdt->size);
     unsigned char *slot = dmpi_shm_slot(st, e, r, need);
     if (a->sbuf == MPI_IN_PLACE)
