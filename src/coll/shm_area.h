@@ -30,7 +30,7 @@
 
 #define DMPI_SHM_LINE 64
 #define DMPI_SHM_INLINE (DMPI_SHM_LINE - 8)
-#define DMPI_SHM_LINE_GENERATIONS 16 /* LG, a power of two */
+#define DMPI_SHM_LINE_GENERATIONS 64 /* LG, a power of two */
 #define DMPI_SHM_SLOT_GENERATIONS 4  /* SG, a power of two */
 
 typedef struct dmpi_shm_line {

@@ -13,7 +13,7 @@
  *               publishes that slice, and everyone copies all slices out;
  *   reduce      the same, only the root reads the result;
  *   bcast       chunks of a slot: the root publishes, the others copy and
- *               publish (the root runs up to 15 epochs ahead, 3 when the
+ *               publish (the root runs up to 63 epochs ahead, 3 when the
  *               data does not fit a line);
  *   allgather, alltoall, gather, scatter, allgatherv: when all of a
  *               process's blocks fit its slot, the same pattern with blocks;

@@ -55,13 +55,13 @@ static const struct rule {
      * memcpy, which beats the two copies through the slots. When ranks
      * outnumber cores, rooted point-to-point collectives win at small
      * sizes, except for data that fits the 56 inline bytes of the lines
-     * (16 generations of lines, 4 of slots): the root runs ahead without
+     * (64 generations of lines, 4 of slots): the root runs ahead without
      * waiting to be scheduled. */
     {DMPI_COLL_BARRIER, 2, ANY, SHM, ALL_LOADS},
     {DMPI_COLL_ALLREDUCE, 2, 4 * KiB, SHM, ALL_LOADS},
     {DMPI_COLL_ALLREDUCE, 2, 16 * KiB, SHM, OVERSUBSCRIBED},
     {DMPI_COLL_BCAST, 2, 16 * KiB, SHM, DEDICATED},
-    {DMPI_COLL_BCAST, 2, 56, SHM, OVERSUBSCRIBED}, /* inline in the lines: 15 epochs ahead */
+    {DMPI_COLL_BCAST, 2, 56, SHM, OVERSUBSCRIBED}, /* inline in the lines: 63 epochs ahead */
     {DMPI_COLL_REDUCE, 2, 16 * KiB, SHM, DEDICATED},
     {DMPI_COLL_REDUCE, 2, 56, SHM, OVERSUBSCRIBED},
     {DMPI_COLL_REDUCE, 2, 4 * KiB, DMPI_REDUCE_BINOMIAL, OVERSUBSCRIBED},
