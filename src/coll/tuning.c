@@ -66,6 +66,9 @@ static const struct rule {
     {DMPI_COLL_REDUCE, 2, 56, SHM, OVERSUBSCRIBED},
     {DMPI_COLL_REDUCE, 2, 4 * KiB, DMPI_REDUCE_BINOMIAL, OVERSUBSCRIBED},
     {DMPI_COLL_REDUCE, 2, 16 * KiB, SHM, OVERSUBSCRIBED},
+    /* With more ranks than cores the binomial tree beat Rabenseifner at
+     * 64 KiB (8 ranks on 2 cores: 33 against 85-126 us). */
+    {DMPI_COLL_REDUCE, 2, 256 * KiB, DMPI_REDUCE_BINOMIAL, OVERSUBSCRIBED},
     {DMPI_COLL_GATHER, 2, 4 * KiB, SHM, ALL_LOADS},
     {DMPI_COLL_SCATTER, 2, 4 * KiB, SHM, ALL_LOADS},
     {DMPI_COLL_ALLGATHER, 2, 4 * KiB, SHM, ALL_LOADS},
