@@ -41,7 +41,7 @@ void dmpi_coll_sched(dmpi_sched *s, dmpi_comm *c, const dmpi_coll_args *a)
 int dmpi_coll_run(dmpi_comm *c, const dmpi_coll_args *a)
 {
     int rc;
-    if (a->coll < DMPI_COLL_NCOLLS && dmpi_coll_shm_try(c, a, &rc)) return rc;
+    if (dmpi_coll_shm_try(c, a, &rc)) return rc;
     return dmpi_coll_run_sched(c, a);
 }
 

@@ -107,14 +107,23 @@ static int combine_into(dmpi_shm_comm *st, const dmpi_coll_args *a, dmpi_datatyp
     return rc;
 }
 
+/* A new epoch in which this process publishes its input vector (count
+ * elements of rdt, n bytes packed; in rbuf with MPI_IN_PLACE). */
+static uint64_t publish_vector(dmpi_shm_comm *st, const dmpi_coll_args *a, MPI_Count count,
+                               size_t n)
+{
+    const void *src = a->sbuf == MPI_IN_PLACE ? a->rbuf : a->sbuf;
+    uint64_t e = dmpi_shm_begin(st, n);
+    dmpi_dt_pack(src, count, a->rdt, 0, dmpi_shm_slot(st, e, st->r, n), (MPI_Count)n);
+    dmpi_shm_publish(st, e);
+    return e;
+}
+
 /* Reduce (root >= 0) or allreduce (root < 0) of data that fits a slot. */
 static int reduce_whole(dmpi_shm_comm *st, const dmpi_coll_args *a, int root,
                         dmpi_datatype *bdt, size_t n)
 {
-    const void *src = a->sbuf == MPI_IN_PLACE ? a->rbuf : a->sbuf;
-    uint64_t e = dmpi_shm_begin(st, n);
-    dmpi_dt_pack(src, a->rcount, a->rdt, 0, dmpi_shm_slot(st, e, st->r, n), (MPI_Count)n);
-    dmpi_shm_publish(st, e);
+    uint64_t e = publish_vector(st, a, a->rcount, n);
     if (root >= 0 && st->r != root) return MPI_SUCCESS;
     dmpi_shm_wait_all(st, e);
     return combine_into(st, a, bdt, e, n, st->p - 1, 0, a->rbuf, a->rcount, a->rdt);
@@ -124,11 +133,8 @@ static int reduce_whole(dmpi_shm_comm *st, const dmpi_coll_args *a, int root,
 static int scan(dmpi_shm_comm *st, const dmpi_coll_args *a, dmpi_datatype *bdt)
 {
     size_t n = (size_t)(a->rcount * a->rdt->size);
-    const void *src = a->sbuf == MPI_IN_PLACE ? a->rbuf : a->sbuf;
     int last = a->coll == DMPI_COLL_SCAN ? st->r : st->r - 1;
-    uint64_t e = dmpi_shm_begin(st, n);
-    dmpi_dt_pack(src, a->rcount, a->rdt, 0, dmpi_shm_slot(st, e, st->r, n), (MPI_Count)n);
-    dmpi_shm_publish(st, e);
+    uint64_t e = publish_vector(st, a, a->rcount, n);
     if (last < 0) return MPI_SUCCESS; /* Exscan at rank 0: nothing arrives */
     for (int j = 0; j <= last; j++)
         if (j != st->r) dmpi_shm_wait(st, e, j);
@@ -147,10 +153,7 @@ static int reduce_scatter(dmpi_shm_comm *st, const dmpi_coll_args *a, dmpi_datat
         total += cj;
     }
     size_t n = (size_t)(total * a->rdt->size);
-    const void *src = a->sbuf == MPI_IN_PLACE ? a->rbuf : a->sbuf;
-    uint64_t e = dmpi_shm_begin(st, n);
-    dmpi_dt_pack(src, total, a->rdt, 0, dmpi_shm_slot(st, e, st->r, n), (MPI_Count)n);
-    dmpi_shm_publish(st, e);
+    uint64_t e = publish_vector(st, a, total, n);
     dmpi_shm_wait_all(st, e);
     MPI_Count mine = block ? a->rcount : a->rcounts[st->r];
     return combine_into(st, a, bdt, e, n, st->p - 1, (size_t)(before * a->rdt->size), a->rbuf,
@@ -324,10 +327,11 @@ bool dmpi_coll_shm_try(dmpi_comm *c, const dmpi_coll_args *a, int *rc)
     case DMPI_COLL_REDUCE_SCATTER:
     case DMPI_COLL_REDUCE_SCATTER_BLOCK:
         if (!(bdt = packed_reduction_type(a))) return false;
-        tuned = a->rcount;
-        if (coll == DMPI_COLL_REDUCE_SCATTER_BLOCK) tuned = a->rcount * p;
-        if (coll == DMPI_COLL_REDUCE_SCATTER)
-            for (int j = tuned = 0; j < p; j++) tuned += a->rcounts[j];
+        tuned = coll == DMPI_COLL_REDUCE_SCATTER_BLOCK ? a->rcount * p : a->rcount;
+        if (coll == DMPI_COLL_REDUCE_SCATTER) {
+            tuned = 0;
+            for (int j = 0; j < p; j++) tuned += a->rcounts[j];
+        }
         tuned *= a->rdt->size;
         if ((size_t)tuned > dmpi_shm_slot_bytes(p)) return false;
         break;
