@@ -58,14 +58,17 @@ enum { DMPI_ALLTOALL_LINEAR, DMPI_ALLTOALL_PAIRWISE, DMPI_ALLTOALL_BRUCK };
 enum { DMPI_ALLGATHERV_RING, DMPI_ALLGATHERV_LINEAR };
 enum { DMPI_ALLTOALLV_LINEAR, DMPI_ALLTOALLV_PAIRWISE }; /* also alltoallw */
 enum { DMPI_REDUCE_SCATTER_REDUCE_SCATTERV, DMPI_REDUCE_SCATTER_PAIRWISE }; /* also _block */
-/* Shared memory (shm_coll.c): the same number for every collective that
- * has it, above every point-to-point algorithm. */
-enum { DMPI_COLL_ALGO_SHM = 3 };
+/* Shared memory, the same numbers for every collective that has them,
+ * above every point-to-point algorithm: through the slots (shm_coll.c) and
+ * one-copy between the buffers (shm_direct.c). */
+enum { DMPI_COLL_ALGO_SHM = 3, DMPI_COLL_ALGO_DIRECT = 4 };
 /* The schedule algorithm for collective `coll` moving `bytes` (as defined
- * per collective in tuning.c) on `nranks` processes (never the shm one). */
+ * per collective in tuning.c) on `nranks` processes (never a shared-memory
+ * one). */
 int dmpi_coll_choose(int coll, MPI_Count bytes, int nranks);
-/* Whether a blocking call of that shape should go through shared memory. */
-bool dmpi_coll_choose_shm(int coll, MPI_Count bytes, int nranks);
+/* The shared-memory algorithm (DMPI_COLL_ALGO_SHM or _DIRECT) for a
+ * blocking call of that shape, or -1: none. */
+int dmpi_coll_choose_node(int coll, MPI_Count bytes, int nranks);
 
 /* ------------------------------------------------------- schedules (sched.h)
  * One description of a call for every collective: the fields a collective

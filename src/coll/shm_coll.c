@@ -24,6 +24,9 @@
  * basic type without padding, which depends only on the type signature,
  * so every process makes the same choice.
  *
+ * Larger data goes the one-copy way of shm_direct.c instead, where the
+ * tuning table says "direct".
+ *
  * Used when the tuning table (tuning.c) picks "shm" for the call, the
  * communicator is an intracommunicator of 2 to DMPI_COLL_SHM_MAX_RANKS
  * processes and the shared heap is on; nonblocking and persistent
@@ -31,6 +34,7 @@
 #include "coll/shm_coll.h"
 
 #include "coll/shm_area.h"
+#include "coll/shm_direct.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -298,8 +302,10 @@ bool dmpi_coll_shm_try(dmpi_comm *c, const dmpi_coll_args *a, int *rc)
 {
     int p = c->size, coll = a->coll;
     if (p < 2 || p > dmpi_shm_max_ranks() || c->remote_group || c->coll_state) return false;
-    size_t b = 0;
-    MPI_Count tuned; /* the bytes the tuning rules look at */
+    size_t b = 0, slot = dmpi_shm_slot_bytes(p);
+    bool fits = true,   /* the slot path can run it */
+        direct = false; /* the one-copy path can run it */
+    MPI_Count tuned;    /* the bytes the tuning rules look at */
     dmpi_datatype *bdt = NULL;
     switch (coll) {
     case DMPI_COLL_BARRIER:
@@ -311,15 +317,16 @@ bool dmpi_coll_shm_try(dmpi_comm *c, const dmpi_coll_args *a, int *rc)
         /* fall through */
     case DMPI_COLL_BCAST:
         tuned = (MPI_Count)block_bytes(a, c->rank);
+        direct = true;
         break;
     case DMPI_COLL_ALLGATHER:
     case DMPI_COLL_GATHER:
     case DMPI_COLL_ALLTOALL:
     case DMPI_COLL_SCATTER:
         b = block_bytes(a, c->rank);
-        if ((coll == DMPI_COLL_ALLTOALL || coll == DMPI_COLL_SCATTER ? (size_t)p * b : b) >
-            dmpi_shm_slot_bytes(p))
-            return false;
+        fits = (coll == DMPI_COLL_ALLTOALL || coll == DMPI_COLL_SCATTER ? (size_t)p * b : b) <=
+               slot;
+        direct = dmpi_coll_direct_fits(a);
         tuned = (MPI_Count)b * p;
         break;
     case DMPI_COLL_SCAN:
@@ -333,7 +340,7 @@ bool dmpi_coll_shm_try(dmpi_comm *c, const dmpi_coll_args *a, int *rc)
             for (int j = 0; j < p; j++) tuned += a->rcounts[j];
         }
         tuned *= a->rdt->size;
-        if ((size_t)tuned > dmpi_shm_slot_bytes(p)) return false;
+        fits = (size_t)tuned <= slot;
         break;
     case DMPI_COLL_ALLGATHERV:
         tuned = 0;
@@ -342,14 +349,21 @@ bool dmpi_coll_shm_try(dmpi_comm *c, const dmpi_coll_args *a, int *rc)
             if (bj > b) b = bj;
             tuned += (MPI_Count)bj;
         }
-        if (b > dmpi_shm_slot_bytes(p)) return false;
+        fits = b <= slot;
+        direct = true;
         break;
     default:
         return false;
     }
-    if (!dmpi_coll_choose_shm(coll, tuned, p)) return false;
+    int algo = dmpi_coll_choose_node(coll, tuned, p);
+    if (algo == DMPI_COLL_ALGO_SHM ? !fits : algo != DMPI_COLL_ALGO_DIRECT || !direct)
+        return false;
     dmpi_shm_comm *st = dmpi_shm_comm_of(c);
     if (!st->area) return false;
+    if (algo == DMPI_COLL_ALGO_DIRECT) {
+        *rc = dmpi_coll_direct(c, st, a, bdt);
+        return true;
+    }
     switch (coll) {
     case DMPI_COLL_BARRIER: *rc = barrier(st); break;
     case DMPI_COLL_REDUCE: *rc = reduction(st, a, a->root, bdt); break;

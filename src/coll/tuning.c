@@ -36,6 +36,7 @@
 #define KiB ((MPI_Count)1024)
 
 #define SHM DMPI_COLL_ALGO_SHM
+#define DIRECT DMPI_COLL_ALGO_DIRECT
 
 /* Which runs a rule is for: any, only when every rank has a processor of
  * its own, or only when the ranks outnumber the processors. */
@@ -59,25 +60,47 @@ static const struct rule {
      * waiting to be scheduled. */
     {DMPI_COLL_BARRIER, 2, ANY, SHM, ALL_LOADS},
     {DMPI_COLL_ALLREDUCE, 2, 4 * KiB, SHM, ALL_LOADS},
-    {DMPI_COLL_ALLREDUCE, 2, 16 * KiB, SHM, OVERSUBSCRIBED},
-    {DMPI_COLL_BCAST, 2, 16 * KiB, SHM, DEDICATED},
+    {DMPI_COLL_BCAST, 2, 4 * KiB, SHM, DEDICATED},
     {DMPI_COLL_BCAST, 2, 56, SHM, OVERSUBSCRIBED}, /* inline in the lines: 63 epochs ahead */
-    {DMPI_COLL_REDUCE, 2, 16 * KiB, SHM, DEDICATED},
+    {DMPI_COLL_REDUCE, 2, 8 * KiB, SHM, DEDICATED},
     {DMPI_COLL_REDUCE, 2, 56, SHM, OVERSUBSCRIBED},
     {DMPI_COLL_REDUCE, 2, 4 * KiB, DMPI_REDUCE_BINOMIAL, OVERSUBSCRIBED},
     {DMPI_COLL_REDUCE, 2, 16 * KiB, SHM, OVERSUBSCRIBED},
-    /* With more ranks than cores the binomial tree beat Rabenseifner at
-     * 64 KiB (8 ranks on 2 cores: 33 against 85-126 us). */
-    {DMPI_COLL_REDUCE, 2, 256 * KiB, DMPI_REDUCE_BINOMIAL, OVERSUBSCRIBED},
-    {DMPI_COLL_GATHER, 2, 4 * KiB, SHM, ALL_LOADS},
-    {DMPI_COLL_SCATTER, 2, 4 * KiB, SHM, ALL_LOADS},
-    {DMPI_COLL_ALLGATHER, 2, 4 * KiB, SHM, ALL_LOADS},
-    {DMPI_COLL_ALLTOALL, 2, 4 * KiB, SHM, ALL_LOADS},
-    {DMPI_COLL_ALLGATHERV, 2, 4 * KiB, SHM, ALL_LOADS},
+    {DMPI_COLL_GATHER, 2, 8 * KiB, SHM, ALL_LOADS},
+    {DMPI_COLL_SCATTER, 2, 8 * KiB, SHM, ALL_LOADS},
+    {DMPI_COLL_ALLGATHER, 2, 8 * KiB, SHM, ALL_LOADS},
+    {DMPI_COLL_ALLTOALL, 2, 8 * KiB, SHM, ALL_LOADS},
+    {DMPI_COLL_ALLGATHERV, 2, 8 * KiB, SHM, ALL_LOADS},
     {DMPI_COLL_REDUCE_SCATTER, 2, 4 * KiB, SHM, ALL_LOADS},
     {DMPI_COLL_REDUCE_SCATTER_BLOCK, 2, 4 * KiB, SHM, ALL_LOADS},
     {DMPI_COLL_SCAN, 2, 4 * KiB, SHM, ALL_LOADS},
     {DMPI_COLL_EXSCAN, 2, 4 * KiB, SHM, ALL_LOADS},
+    /* Beyond those sizes the one-copy algorithms (shm_direct.c) copy
+     * straight between the buffers. Against the point-to-point algorithms,
+     * 2 ranks on 2 cores, 16 KiB / 64 KiB / 1 MiB: allgather 0.27 / 0.07 /
+     * 0.23 of the time, allreduce 0.25 / 0.33 / 0.15, alltoall 0.28 / 0.34 /
+     * 0.65, bcast 0.11 / 0.28 / 0.76, reduce 0.23 / 0.53 / 0.49; 4 ranks on
+     * 2 cores, 0.16-0.71 at 64 KiB and 1 MiB, but bcast 16 KiB is no faster
+     * than the binomial tree. Against the slots, the one-copy way wins from
+     * 8 KiB (16 KiB for reductions) with buffers outside the heap, where
+     * each copy is a system call (2 ranks, shm / direct, us: allgather 4K
+     * blocks 3.18 / 3.28, 8K 5.85 / 3.81; allreduce 8K 6.40 / 6.52, 16K 12.4
+     * / 7.7; bcast 4K 1.42 / 2.21, 8K 4.47 / 2.55; reduce 8K 3.52 / 4.76,
+     * 16K 7.62 / 5.73); with heap buffers (large mallocs) it wins earlier.
+     * 4 ranks on 2 cores, allreduce 8K: shm 11.0, direct 7.4. */
+    {DMPI_COLL_BCAST, 2, 32 * KiB, DMPI_BCAST_BINOMIAL, OVERSUBSCRIBED},
+    {DMPI_COLL_BCAST, 2, ANY, DIRECT, ALL_LOADS},
+    {DMPI_COLL_REDUCE, 2, ANY, DIRECT, ALL_LOADS},
+    {DMPI_COLL_ALLREDUCE, 2, ANY, DIRECT, ALL_LOADS},
+    {DMPI_COLL_GATHER, 2, ANY, DIRECT, ALL_LOADS},
+    {DMPI_COLL_SCATTER, 2, ANY, DIRECT, ALL_LOADS},
+    {DMPI_COLL_ALLGATHER, 2, ANY, DIRECT, ALL_LOADS},
+    {DMPI_COLL_ALLTOALL, 2, ANY, DIRECT, ALL_LOADS},
+    {DMPI_COLL_ALLGATHERV, 2, ANY, DIRECT, ALL_LOADS},
+    /* For the schedules (nonblocking, persistent, or no shared memory):
+     * with more ranks than cores the binomial tree beat Rabenseifner at
+     * 64 KiB (8 ranks on 2 cores: 33 against 85-126 us). */
+    {DMPI_COLL_REDUCE, 2, 256 * KiB, DMPI_REDUCE_BINOMIAL, OVERSUBSCRIBED},
     {DMPI_COLL_BARRIER, 0, ANY, DMPI_BARRIER_DISSEMINATION},
     /* With single-copy rendezvous the binomial tree beat scatter + ring
      * allgather at every size up to 8 ranks (bench/coll_tune.sh). */
@@ -112,7 +135,7 @@ static const struct rule {
     {DMPI_COLL_REDUCE_SCATTER_BLOCK, 0, ANY, DMPI_REDUCE_SCATTER_PAIRWISE},
 };
 
-#define NALGOS 4
+#define NALGOS 5
 static const char *const coll_names[DMPI_COLL_NCOLLS] = {
     "BARRIER", "BCAST", "REDUCE", "ALLREDUCE", "GATHER", "SCATTER", "ALLGATHER", "ALLTOALL",
     "GATHERV", "SCATTERV", "ALLGATHERV", "ALLTOALLV", "ALLTOALLW", "REDUCE_SCATTER",
@@ -122,16 +145,16 @@ static const char *const coll_names[DMPI_COLL_NCOLLS] = {
 /* Algorithm names, indexed by the per-collective enums of coll.h. */
 static const char *const algo_names[DMPI_COLL_NCOLLS][NALGOS] = {
     [DMPI_COLL_BARRIER] = {"dissemination", "tree", NULL, "shm"},
-    [DMPI_COLL_BCAST] = {"binomial", "scatter_ring", NULL, "shm"},
-    [DMPI_COLL_REDUCE] = {"binomial", "rabenseifner", NULL, "shm"},
-    [DMPI_COLL_ALLREDUCE] = {"recursive_doubling", "rabenseifner", "ring", "shm"},
-    [DMPI_COLL_GATHER] = {"binomial", "linear", NULL, "shm"},
-    [DMPI_COLL_SCATTER] = {"binomial", "linear", NULL, "shm"},
-    [DMPI_COLL_ALLGATHER] = {"recursive_doubling", "bruck", "ring", "shm"},
-    [DMPI_COLL_ALLTOALL] = {"linear", "pairwise", "bruck", "shm"},
+    [DMPI_COLL_BCAST] = {"binomial", "scatter_ring", NULL, "shm", "direct"},
+    [DMPI_COLL_REDUCE] = {"binomial", "rabenseifner", NULL, "shm", "direct"},
+    [DMPI_COLL_ALLREDUCE] = {"recursive_doubling", "rabenseifner", "ring", "shm", "direct"},
+    [DMPI_COLL_GATHER] = {"binomial", "linear", NULL, "shm", "direct"},
+    [DMPI_COLL_SCATTER] = {"binomial", "linear", NULL, "shm", "direct"},
+    [DMPI_COLL_ALLGATHER] = {"recursive_doubling", "bruck", "ring", "shm", "direct"},
+    [DMPI_COLL_ALLTOALL] = {"linear", "pairwise", "bruck", "shm", "direct"},
     [DMPI_COLL_GATHERV] = {"linear"},
     [DMPI_COLL_SCATTERV] = {"linear"},
-    [DMPI_COLL_ALLGATHERV] = {"ring", "linear", NULL, "shm"},
+    [DMPI_COLL_ALLGATHERV] = {"ring", "linear", NULL, "shm", "direct"},
     [DMPI_COLL_ALLTOALLV] = {"linear", "pairwise"},
     [DMPI_COLL_ALLTOALLW] = {"linear", "pairwise"},
     [DMPI_COLL_REDUCE_SCATTER] = {"reduce_scatterv", "pairwise", NULL, "shm"},
@@ -161,15 +184,17 @@ static void read_env(void)
     forced_read = true;
 }
 
+static bool node_algo(int algo) { return algo == SHM || algo == DIRECT; }
+
 /* The first rule for the call, with or without the shared-memory ones. */
-static int first_rule(int coll, MPI_Count bytes, int nranks, bool shm_too)
+static int first_rule(int coll, MPI_Count bytes, int nranks, bool node_too)
 {
     for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
         const struct rule *r = &rules[i];
         bool load_ok = r->load == ALL_LOADS ||
                        (r->load == OVERSUBSCRIBED) == dmpi_rt.oversubscribed;
         if (r->coll == coll && nranks >= r->min_ranks && bytes <= r->max_bytes && load_ok &&
-            (shm_too || r->algo != SHM))
+            (node_too || !node_algo(r->algo)))
             return r->algo;
     }
     return 0;
@@ -179,14 +204,14 @@ int dmpi_coll_choose(int coll, MPI_Count bytes, int nranks)
 {
     if (coll < 0 || coll >= DMPI_COLL_NCOLLS) return 0;
     if (!forced_read) read_env();
-    if (forced[coll] >= 0 && forced[coll] != SHM) return forced[coll];
+    if (forced[coll] >= 0 && !node_algo(forced[coll])) return forced[coll];
     return first_rule(coll, bytes, nranks, false);
 }
 
-bool dmpi_coll_choose_shm(int coll, MPI_Count bytes, int nranks)
+int dmpi_coll_choose_node(int coll, MPI_Count bytes, int nranks)
 {
-    if (coll < 0 || coll >= DMPI_COLL_NCOLLS) return false;
+    if (coll < 0 || coll >= DMPI_COLL_NCOLLS) return -1;
     if (!forced_read) read_env();
-    if (forced[coll] >= 0) return forced[coll] == SHM;
-    return first_rule(coll, bytes, nranks, true) == SHM;
+    int algo = forced[coll] >= 0 ? forced[coll] : first_rule(coll, bytes, nranks, true);
+    return node_algo(algo) ? algo : -1;
 }

@@ -316,6 +316,9 @@ const char *dmpi_error_class_name(int cls);
 int dmpi_unimplemented(const char *func);
 /* Kills the job: prints msg, tells the launcher, exits with code. */
 _Noreturn void dmpi_abort_job(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A peer broke the shared-memory protocol (or a copy with it failed): ends
+ * the job with a message naming the peer (errors.c). */
+_Noreturn void dmpi_protocol_error(int peer, const char *what);
 
 /* ------------------------------------------------------ handle conversion */
 dmpi_comm *dmpi_comm_get(MPI_Comm h);          /* NULL if invalid */

@@ -109,8 +109,6 @@ void dmpi_recv_deliver(dmpi_request *r, uint64_t off, const void *data, uint64_t
 int dmpi_rx_poll_peer(int peer);
 void dmpi_rndv_pull(dmpi_request *r, int peer, uint64_t addr, uint64_t cookie, uint32_t seq,
                     dmpi_request *self_sender);
-/* One copy from (from_peer) or to a peer's address (xfer.c). */
-void dmpi_copy_with_peer(bool from_peer, int peer, void *local, uint64_t remote, uint64_t n);
 /* cooperative copy (coop.c) */
 bool dmpi_coop_pull(dmpi_request *r, int peer, uint64_t src, uint64_t cookie, uint32_t seq,
                     uint64_t n);
@@ -140,6 +138,5 @@ int dmpi_bsend_copy(const void *buf, MPI_Count count, dmpi_datatype *dt, int des
                     dmpi_comm *c, const char *fn);
 void dmpi_request_complete(dmpi_request *r);
 uint64_t dmpi_recv_capacity(const dmpi_request *r);
-_Noreturn void dmpi_protocol_error(int peer, const char *what);
 
 #endif

@@ -10,7 +10,9 @@
  * in flight across them. Communicators are duplicated and freed in a loop
  * so that areas are given back while other ranks may still finish their
  * last collective. Every result is checked against its formula. With the
- * argument smallslot the slots shrink to 256 bytes. */
+ * argument smallslot the slots shrink to 256 bytes; with "direct" every
+ * collective that has a one-copy form (src/coll/shm_direct.c) takes it,
+ * at every size. */
 #include "common.h"
 
 #include <stdbool.h>
@@ -166,6 +168,13 @@ int main(int argc, char **argv)
     /* "smallslot": dmpi's slots of 256 bytes, so that most calls run in
      * many chunks (other MPIs ignore the variable). */
     if (argc > 1 && !strcmp(argv[1], "smallslot")) setenv("DMPI_COLL_SHM_SLOT", "256", 1);
+    static const char *const direct[] = {"BCAST",   "REDUCE",    "ALLREDUCE", "GATHER",
+                                         "SCATTER", "ALLGATHER", "ALLTOALL",  "ALLGATHERV"};
+    for (int k = 0; argc > 1 && !strcmp(argv[1], "direct") && k < 8; k++) {
+        char var[64];
+        snprintf(var, sizeof var, "DMPI_COLL_%s_ALGO", direct[k]);
+        setenv(var, "direct", 1);
+    }
     t_init(&argc, &argv);
     MPI_Datatype one_int;
     MPI_CHK(MPI_Type_vector(1, 1, 2, MPI_INT, &one_int));

@@ -62,6 +62,9 @@ typedef struct dmpi_shm_state {
 extern dmpi_shm_state dmpi_shm;
 
 int dmpi_shm_init(int rank, int size);
+/* One copy from (from_peer) or to the address `remote` of world rank
+ * `peer` (copy.c): a memcpy where it lies in the shared heap, else CMA. */
+void dmpi_copy_with_peer(bool from_peer, int peer, void *local, uint64_t remote, uint64_t n);
 void dmpi_shm_finalize(void);
 /* Finalize rendezvous: count this rank in; true once every rank is in. */
 void dmpi_shm_arrive_finalize(void);

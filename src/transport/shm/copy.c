@@ -1,8 +1,9 @@
 /* Single copies between this process and a peer on the node: a plain
  * memcpy when the peer's buffer lies in the shared heap (mapped at the same
  * address everywhere), else one process_vm_readv/writev (CMA). */
-#include "p2p/p2p.h"
+#include "core/dmpi.h"
 #include "transport/shm/heap.h"
+#include "transport/shm/shm.h"
 
 #include <errno.h>
 #include <string.h>
@@ -11,7 +12,7 @@
 void dmpi_copy_with_peer(bool from_peer, int peer, void *local, uint64_t remote, uint64_t n)
 {
     if (n == 0) return;
-    if (dmpi_heap_contains(remote, n) || peer == dmpi_p2p.me) {
+    if (dmpi_heap_contains(remote, n) || peer == dmpi_shm.rank) {
         if (from_peer) memcpy(local, (const void *)(uintptr_t)remote, n);
         else memcpy((void *)(uintptr_t)remote, local, n);
         return;
