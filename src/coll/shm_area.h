@@ -54,6 +54,9 @@ typedef struct dmpi_shm_comm {
  * of p processes, largest size. */
 size_t dmpi_shm_slot_bytes(int p);
 int dmpi_shm_max_ranks(void);
+/* Reductions on at least this many processes, each with a line of data or
+ * more, are shared out in slices even when they fit a slot. */
+int dmpi_shm_slice_ranks(void);
 /* c's state, set up on first use (collective over c: every process must
  * call it at the same point); its area is NULL if none could be had. */
 dmpi_shm_comm *dmpi_shm_comm_of(dmpi_comm *c);

@@ -202,10 +202,17 @@ static int reduce_sliced(dmpi_shm_comm *st, const dmpi_coll_args *a, int root,
     return rc;
 }
 
+/* Whole: one process combines all p vectors, p-1 transfers of the data
+ * from other cores. Sliced: each combines a p-th, then the slices travel:
+ * two epochs, but on many cores the combining runs p-wide (16 ranks of a
+ * 16-core node, reduce 1 KiB: 4.1 us whole, where Open MPI takes 2.5). */
 static int reduction(dmpi_shm_comm *st, const dmpi_coll_args *a, int root, dmpi_datatype *bdt)
 {
     size_t n = (size_t)(a->rcount * a->rdt->size);
-    return n <= st->slot ? reduce_whole(st, a, root, bdt, n) : reduce_sliced(st, a, root, bdt, n);
+    bool wide = st->p >= dmpi_shm_slice_ranks() && !dmpi_rt.oversubscribed &&
+                n >= (size_t)st->p * DMPI_SHM_LINE;
+    return n <= st->slot && !wide ? reduce_whole(st, a, root, bdt, n)
+                                  : reduce_sliced(st, a, root, bdt, n);
 }
 
 /* ------------------------------------------------------- block movements */

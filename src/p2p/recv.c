@@ -318,5 +318,6 @@ int dmpi_rx_poll_peer(int peer)
         dmpi_ring_consume(ring, p);
         n++;
     }
+    if (n) dmpi_ring_release(ring);
     return n;
 }

@@ -113,6 +113,7 @@ static void ring_recv(int peer, void *buf, uint32_t n)
     if (p->type != RING_PKT || p->plen != n) die("a library packet reached the ring loop");
     dmpi_ring_read_payload(ring, p, 0, buf, n);
     dmpi_ring_consume(ring, p);
+    dmpi_ring_release(ring);
 }
 
 /* Both ranks leave MPI with nothing in flight (see the header). */

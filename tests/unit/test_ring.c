@@ -65,6 +65,7 @@ int main(void)
     dmpi_pkt *q = dmpi_ring_peek(&probe);
     CHECK(q == p, "published packet not visible");
     dmpi_ring_consume(&probe, q);
+    dmpi_ring_release(&probe);
     CHECK(dmpi_ring_reserve(&prod, 1) != NULL, "consumed ring still full");
     /* Reset both ends for the threaded run. */
     atomic_store(&ctl.tail, 0);
@@ -88,6 +89,7 @@ int main(void)
                 break;
             }
         dmpi_ring_consume(&r, pk);
+        dmpi_ring_release(&r);
     }
     pthread_join(t, NULL);
     printf("ring: %d packets, %s\n", NPKT, failures ? "FAILED" : "ok");

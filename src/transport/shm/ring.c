@@ -1,6 +1,12 @@
 /* Payload copies in and out of shared-memory ring packets (see ring.h). */
 #include "transport/shm/ring.h"
 
+/* Bytes of the ring from the cell after header p to the ring's end. */
+static inline uint64_t room_after(const dmpi_ring *r, const dmpi_pkt *p)
+{
+    return (uint64_t)(r->cells + r->ncells * DMPI_CELL - ((const unsigned char *)p + DMPI_CELL));
+}
+
 int dmpi_ring_payload_pieces(const dmpi_ring *r, const dmpi_pkt *p, const void *ptr[3],
                              uint64_t len[3])
 {
@@ -13,28 +19,33 @@ int dmpi_ring_payload_pieces(const dmpi_ring *r, const dmpi_pkt *p, const void *
     }
     n -= first;
     if (n == 0) return k;
-    uint64_t start = (((const unsigned char *)p - r->cells) / DMPI_CELL + 1) & (r->ncells - 1);
-    uint64_t room = (r->ncells - start) * DMPI_CELL;
-    uint64_t a = n < room ? n : room;
-    ptr[k] = r->cells + start * DMPI_CELL;
-    len[k++] = a;
-    if (n > a) {
-        ptr[k] = r->cells;
-        len[k++] = n - a;
+    uint64_t room = room_after(r, p);
+    ptr[k] = (const unsigned char *)p + DMPI_CELL;
+    if (n <= room) {
+        len[k++] = n;
+        return k;
     }
+    len[k++] = room; /* the packet wraps around the end of the ring */
+    ptr[k] = r->cells;
+    len[k++] = n - room;
     return k;
 }
 
 void dmpi_ring_write_payload(dmpi_ring *r, dmpi_pkt *p, const void *src, uint64_t n)
 {
-    const void *ptr[3];
-    uint64_t len[3];
     p->plen = (uint32_t)n;
-    int k = dmpi_ring_payload_pieces(r, p, ptr, len);
-    const unsigned char *s = src;
-    for (int i = 0; i < k; i++) {
-        memcpy((void *)ptr[i], s, len[i]);
-        s += len[i];
+    uint64_t first = n < DMPI_INLINE_BYTES ? n : DMPI_INLINE_BYTES;
+    memcpy(p->payload, src, first);
+    if (n == first) return;
+    const unsigned char *s = (const unsigned char *)src + first;
+    n -= first;
+    unsigned char *next = (unsigned char *)p + DMPI_CELL;
+    uint64_t room = room_after(r, p);
+    if (n <= room) {
+        memcpy(next, s, n);
+    } else {
+        memcpy(next, s, room);
+        memcpy(r->cells, s + room, n - room);
     }
 }
 
@@ -65,5 +76,9 @@ void dmpi_ring_consume(dmpi_ring *r, dmpi_pkt *p)
     for (uint32_t i = 0; i < n; i++)
         atomic_store_explicit(&dmpi_ring_cell(r, r->pos + i)->stamp, 0, memory_order_relaxed);
     r->pos += n;
+}
+
+void dmpi_ring_release(dmpi_ring *r)
+{
     atomic_store_explicit(&r->ctl->tail, r->pos, memory_order_release);
 }
