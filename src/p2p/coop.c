@@ -8,6 +8,7 @@
  * chunk of a later message with a stale view of the slot. The receiver
  * sends DONE once every claimed chunk is copied. */
 #include "p2p/p2p.h"
+#include "transport/shm/heap.h"
 
 
 #define ST(w) ((w)&1u)
@@ -46,18 +47,23 @@ static uint64_t work(dmpi_coop *c, uint32_t gen, bool is_receiver, int peer, uin
 bool dmpi_coop_pull(dmpi_request *r, int peer, uint64_t src, uint64_t cookie, uint32_t seq,
                     uint64_t n)
 {
-    if (!dmpi_p2p.coop_min || n < dmpi_p2p.coop_min || !r->dt->contiguous || peer == dmpi_p2p.me)
-        return false;
+    if (!dmpi_p2p.coop_min || !r->dt->contiguous || peer == dmpi_p2p.me) return false;
+    uint64_t dst = (uint64_t)(uintptr_t)((char *)r->buf + r->dt->true_lb);
+    /* Both buffers in the heap: plain memcpy on both sides, worth sharing
+     * from a few KiB, in about 8 chunks; else system calls, from coop_min. */
+    bool heap = dmpi_heap_contains(src, n) && dmpi_heap_contains(dst, n);
+    if (n < (heap ? dmpi_p2p.heap_eager_max : dmpi_p2p.coop_min)) return false;
+    uint64_t chunk = dmpi_p2p.coop_chunk;
+    if (heap && n / 8 < chunk) chunk = n / 8 < 4096 ? 4096 : n / 8;
     dmpi_coop *c = dmpi_shm_coop(dmpi_p2p.me, peer);
     uint32_t st = atomic_load_explicit(&c->state, memory_order_relaxed);
     uint32_t gen = GEN(st) + 1;
-    uint64_t dst = (uint64_t)(uintptr_t)((char *)r->buf + r->dt->true_lb);
     c->seq = seq;
     c->cookie = cookie;
     c->dst = dst;
     c->src = src;
     c->len = n;
-    c->chunk = dmpi_p2p.coop_chunk;
+    c->chunk = chunk;
     atomic_store_explicit(&c->done, 0, memory_order_relaxed);
     atomic_store_explicit(&c->next, (uint64_t)gen << 32, memory_order_relaxed);
     atomic_store_explicit(&c->state, (gen << 1) | DMPI_COOP_ACTIVE, memory_order_release);

@@ -67,6 +67,7 @@ typedef struct dmpi_p2p_state {
     dmpi_rx_peer *rx;
     dmpi_tx_peer *tx;
     uint64_t eager_max;    /* larger messages use rendezvous (when CMA works) */
+    uint64_t heap_eager_max; /* the same for send buffers in the shared heap */
     uint64_t frag_max;     /* payload bytes per ring packet */
     uint64_t offer_min;    /* receives this large offer their buffer */
     uint64_t self_eager_max;

@@ -311,13 +311,21 @@ int dmpi_rx_poll_peer(int peer)
 {
     dmpi_ring *ring = &dmpi_shm.in[peer];
     int n = 0;
+    uint64_t released = ring->pos;
     dmpi_pkt *p;
     while (n < 32 && (p = dmpi_ring_peek(ring)) != NULL) {
         check_shape(peer, ring, p);
         rx_packet(peer, ring, p);
         dmpi_ring_consume(ring, p);
         n++;
+        /* Cells go back in batches (see dmpi_ring_consume), but a
+         * kilobyte at a time at most, so that a sender streaming large
+         * packets into a full ring never waits for a whole batch. */
+        if (ring->pos - released >= 16) {
+            dmpi_ring_release(ring);
+            released = ring->pos;
+        }
     }
-    if (n) dmpi_ring_release(ring);
+    if (ring->pos != released) dmpi_ring_release(ring);
     return n;
 }

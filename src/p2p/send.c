@@ -2,11 +2,12 @@
  * the order they were started (a per-peer queue; each message carries the
  * next per-pair sequence number). A message up to the eager limit is
  * written into the ring in pieces of at most frag_max bytes; a larger one
- * sends an RTS with its address and completes when the receiver, having
+ * (or one above heap_eager_max from a buffer in the shared heap) sends an RTS with its address and completes when the receiver, having
  * pulled the data with a single copy, answers DONE. Synchronous-mode eager
  * sends also wait for the receiver's ACK. Control replies (DONE, ACK) wait
  * in a small per-peer queue when the ring is full. */
 #include "p2p/p2p.h"
+#include "transport/shm/heap.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -222,7 +223,9 @@ void dmpi_send_start(dmpi_request *r)
     }
     dmpi_tx_peer *tx = &dmpi_p2p.tx[w];
     r->proto_u64[2] = tx->next_seq++;
-    bool rts = (uint64_t)r->bytes > dmpi_p2p.eager_max && dmpi_shm.cma_ok;
+    uint64_t bytes = (uint64_t)r->bytes;
+    bool rts = (bytes > dmpi_p2p.eager_max && dmpi_shm.cma_ok) ||
+               (bytes > dmpi_p2p.heap_eager_max && dmpi_heap_contains(r->proto_u64[3], bytes));
     r->proto_int[2] = rts ? 1 : 0;
     if (rts) r->proto_int[1] |= DMPI_TXW_DONE;
     else if (r->mode == DMPI_MODE_SYNC) r->proto_int[1] |= DMPI_TXW_ACK;
