@@ -99,6 +99,20 @@ static int map_segment(int rank, int size, size_t *bytes_out)
     return 0;
 }
 
+/* Maps the pages of [p, p+n) into this process now rather than on first
+ * use: a ring's first lap would otherwise take a page fault every 64
+ * cells, in the middle of timed traffic. MADV_POPULATE_WRITE (Linux 5.14)
+ * leaves the contents alone, so it is safe while a peer already writes;
+ * without it, reading one byte of each page maps it. */
+static void prefault(void *p, size_t n)
+{
+#ifdef MADV_POPULATE_WRITE
+    uintptr_t a = (uintptr_t)p & ~(uintptr_t)4095, end = (uintptr_t)p + n;
+    if (madvise((void *)a, end - a, MADV_POPULATE_WRITE) == 0) return;
+#endif
+    for (size_t off = 0; off < n; off += 4096) (void)*(volatile const char *)((char *)p + off);
+}
+
 static void setup_rings(int rank, int size)
 {
     seg_hdr *h = dmpi_shm.base;
@@ -114,6 +128,7 @@ static void setup_rings(int rank, int size)
             ring->ctl = (dmpi_ring_ctl *)(void *)r;
             ring->cells = (unsigned char *)r + sizeof(dmpi_ring_ctl);
             ring->ncells = h->ring_cells;
+            prefault(ring->ctl, h->ring_bytes);
         }
     }
 }
