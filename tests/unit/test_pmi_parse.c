@@ -224,6 +224,10 @@ static void reader(void)
     /* an over-long line is dropped once, and the lines around it survive */
     size_t big = 3 * DMPI_PMI_MAXLINE;
     char *s = malloc(big + 64);
+    if (!s) {
+        CHECK(0, "out of memory");
+        return;
+    }
     size_t o = (size_t)sprintf(s, "cmd=before\n");
     memset(s + o, 'y', big);
     o += big;

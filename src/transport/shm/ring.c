@@ -34,6 +34,7 @@ int dmpi_ring_payload_pieces(const dmpi_ring *r, const dmpi_pkt *p, const void *
 void dmpi_ring_write_payload(dmpi_ring *r, dmpi_pkt *p, const void *src, uint64_t n)
 {
     p->plen = (uint32_t)n;
+    if (n == 0) return; /* src may be NULL */
     uint64_t first = n < DMPI_INLINE_BYTES ? n : DMPI_INLINE_BYTES;
     memcpy(p->payload, src, first);
     if (n == first) return;
