@@ -80,8 +80,8 @@ static int send_common(const char *fn, const void *buf, MPI_Count count, MPI_Dat
         return MPI_SUCCESS;
     }
     dmpi_lock();
-    if (!req && mode != DMPI_MODE_SYNC &&
-        dmpi_send_immediate(buf, count, dt, dest, tag, c, DMPI_CTX_P2P)) {
+    if (mode != DMPI_MODE_SYNC && dmpi_send_immediate(buf, count, dt, dest, tag, c, DMPI_CTX_P2P)) {
+        if (req) *req = dmpi_request_handle(dmpi_request_completed_send());
         dmpi_unlock();
         return MPI_SUCCESS;
     }

@@ -237,6 +237,8 @@ typedef struct dmpi_request {
 
 dmpi_request *dmpi_request_alloc(dmpi_req_kind kind);
 void dmpi_request_free(dmpi_request *r);
+/* The shared, always complete request of immediate nonblocking sends. */
+dmpi_request *dmpi_request_completed_send(void);
 /* The live request at address `cookie` (a value a peer echoes back), or
  * NULL: only addresses of requests from dmpi_request_alloc qualify. */
 dmpi_request *dmpi_request_from_cookie(uint64_t cookie);
