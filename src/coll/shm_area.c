@@ -22,7 +22,8 @@ struct dmpi_shm_area {
 };
 
 static size_t slot_bytes;
-static int max_ranks, slice_ranks;
+static int max_ranks, tree_ranks;
+static bool tree_set; /* DMPI_COLL_SHM_TREE_RANKS given: whatever the load */
 static bool config_read;
 
 /* Areas of freed communicators that other processes may still read. */
@@ -37,8 +38,9 @@ static void read_config(void)
     slot_bytes = ((size_t)s + DMPI_SHM_LINE - 1) / DMPI_SHM_LINE * DMPI_SHM_LINE;
     long m = dmpi_env_long("DMPI_COLL_SHM_MAX_RANKS", 64);
     max_ranks = m < 0 ? 0 : m > (1L << 20) ? 1 << 20 : (int)m;
-    long sr = dmpi_env_long("DMPI_COLL_SHM_SLICE_RANKS", 8);
-    slice_ranks = sr < 2 ? 2 : sr > (1L << 20) ? 1 << 20 : (int)sr;
+    tree_set = getenv("DMPI_COLL_SHM_TREE_RANKS") != NULL;
+    long sr = dmpi_env_long("DMPI_COLL_SHM_TREE_RANKS", 8);
+    tree_ranks = sr < 2 ? 2 : sr > (1L << 20) ? 1 << 20 : (int)sr;
     config_read = true;
 }
 
@@ -53,10 +55,10 @@ size_t dmpi_shm_slot_bytes(int p)
     return slot_bytes < cap ? slot_bytes : cap;
 }
 
-int dmpi_shm_slice_ranks(void)
+bool dmpi_shm_use_tree(int p)
 {
     if (!config_read) read_config();
-    return slice_ranks;
+    return p >= tree_ranks && (tree_set || !dmpi_rt.oversubscribed);
 }
 
 int dmpi_shm_max_ranks(void)

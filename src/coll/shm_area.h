@@ -54,9 +54,10 @@ typedef struct dmpi_shm_comm {
  * of p processes, largest size. */
 size_t dmpi_shm_slot_bytes(int p);
 int dmpi_shm_max_ranks(void);
-/* Reductions on at least this many processes, each with a line of data or
- * more, are shared out in slices even when they fit a slot. */
-int dmpi_shm_slice_ranks(void);
+/* Whether reductions that fit a slot on p processes combine in a
+ * two-level tree: from DMPI_COLL_SHM_TREE_RANKS processes (8), each with a
+ * core (or whatever the load, when the variable is set). */
+bool dmpi_shm_use_tree(int p);
 /* c's state, set up on first use (collective over c: every process must
  * call it at the same point); its area is NULL if none could be had. */
 dmpi_shm_comm *dmpi_shm_comm_of(dmpi_comm *c);

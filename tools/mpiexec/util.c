@@ -42,7 +42,8 @@ void mpx_random_hex(char *out, size_t nhex)
     if (got < need) { /* no getrandom: fall back to /dev/urandom, then time */
         int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
         while (fd >= 0 && got < need) {
-            ssize_t r = read(fd, b + got, need - got);
+            size_t room = sizeof b - got, want = need - got < room ? need - got : room;
+            ssize_t r = read(fd, b + got, want);
             if (r > 0) got += (size_t)r;
             else if (!(r < 0 && errno == EINTR)) break;
         }
