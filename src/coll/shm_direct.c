@@ -153,45 +153,28 @@ static void finish(dmpi_shm_comm *st, bool wait_all)
 }
 
 /* ------------------------------------------------------------ rooted */
-static int bcast(dmpi_comm *c, dmpi_shm_comm *st, const dmpi_coll_args *a)
+/* Bcast and scatter: the root exposes its buffer and the others read their
+ * part of it (all of it for bcast, block r for scatter). */
+static int rooted_read(dmpi_comm *c, dmpi_shm_comm *st, const dmpi_coll_args *a)
 {
-    bool root = st->r == a->root;
-    staged s = {0};
-    if (root) expose(&s, a->rbuf, a->rcount, a->rdt, true);
-    uint64_t e = publish_addrs(st, s.addr, 0);
-    int rc = MPI_SUCCESS;
-    if (!root) {
-        dmpi_shm_wait(st, e, a->root);
-        uint64_t src = addrs_of(st, e, a->root).src;
-        size_t n = (size_t)(a->rcount * a->rdt->size);
-        rc = src ? fetch(c, a->root, src, a->rbuf, a->rcount, a->rdt, n) : MPI_ERR_NO_MEM;
-    } else if (!s.addr) {
-        rc = MPI_ERR_NO_MEM;
-    }
-    finish(st, root);
-    unstage(&s, false);
-    return rc;
-}
-
-static int scatter(dmpi_comm *c, dmpi_shm_comm *st, const dmpi_coll_args *a)
-{
+    bool bcast = a->coll == DMPI_COLL_BCAST;
     int p = st->p, r = st->r;
     bool root = r == a->root;
     staged s = {0};
-    if (root) expose(&s, a->sbuf, a->scount * p, a->sdt, true);
+    if (root && bcast) expose(&s, a->rbuf, a->rcount, a->rdt, true);
+    else if (root) expose(&s, a->sbuf, a->scount * p, a->sdt, true);
     uint64_t e = publish_addrs(st, s.addr, 0);
-    int rc = MPI_SUCCESS;
+    int rc = root && !s.addr ? MPI_ERR_NO_MEM : MPI_SUCCESS;
+    size_t n = (size_t)(a->rcount * a->rdt->size);
     if (!root) {
         dmpi_shm_wait(st, e, a->root);
-        uint64_t src = addrs_of(st, e, a->root).src;
-        size_t b = (size_t)(a->rcount * a->rdt->size);
-        rc = src ? fetch(c, a->root, src + (uint64_t)r * b, a->rbuf, a->rcount, a->rdt, b)
-                 : MPI_ERR_NO_MEM;
-    } else if (a->rbuf != MPI_IN_PLACE) {
-        rc = dmpi_coll_copy(at(a->sbuf, r * a->scount, a->sdt), a->scount, a->sdt, a->rbuf,
-                            a->rcount, a->rdt);
+        uint64_t src = addrs_of(st, e, a->root).src, off = bcast ? 0 : (uint64_t)r * n;
+        rc = src ? fetch(c, a->root, src + off, a->rbuf, a->rcount, a->rdt, n) : MPI_ERR_NO_MEM;
+    } else if (!bcast && a->rbuf != MPI_IN_PLACE) {
+        int copied = dmpi_coll_copy(at(a->sbuf, r * a->scount, a->sdt), a->scount, a->sdt,
+                                    a->rbuf, a->rcount, a->rdt);
+        if (rc == MPI_SUCCESS) rc = copied;
     }
-    if (root && !s.addr) rc = MPI_ERR_NO_MEM;
     finish(st, root);
     unstage(&s, false);
     return rc;
@@ -343,8 +326,8 @@ int dmpi_coll_direct(dmpi_comm *c, dmpi_shm_comm *st, const dmpi_coll_args *a,
                      dmpi_datatype *bdt)
 {
     switch (a->coll) {
-    case DMPI_COLL_BCAST: return bcast(c, st, a);
-    case DMPI_COLL_SCATTER: return scatter(c, st, a);
+    case DMPI_COLL_BCAST:
+    case DMPI_COLL_SCATTER: return rooted_read(c, st, a);
     case DMPI_COLL_GATHER: return gather(c, st, a);
     case DMPI_COLL_REDUCE: return reduction(c, st, a, a->root, bdt);
     case DMPI_COLL_ALLREDUCE: return reduction(c, st, a, -1, bdt);
