@@ -75,6 +75,13 @@ static inline unsigned char *dmpi_shm_slot(dmpi_shm_comm *st, uint64_t e, int j,
     return st->data + ((size_t)(e & (DMPI_SHM_SLOT_GENERATIONS - 1)) * st->p + j) * st->slot;
 }
 
+/* The start of process j's share of n bytes split p ways in whole
+ * elements of `unit` bytes (share j is [lo(j), lo(j+1))). */
+static inline size_t dmpi_shm_share_lo(size_t n, size_t unit, int j, int p)
+{
+    return (size_t)((n / unit) * (uint64_t)j / (uint64_t)p) * unit;
+}
+
 /* Waits until process j has published epoch e (progressing meanwhile). */
 void dmpi_shm_wait(dmpi_shm_comm *st, uint64_t e, int j);
 /* Waits until everyone has published epoch e. */

@@ -39,11 +39,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void *at(const void *buf, MPI_Count i, const dmpi_datatype *dt)
-{
-    return (void *)((uintptr_t)buf + (uintptr_t)(i * dt->extent));
-}
-
 static int barrier(dmpi_shm_comm *st)
 {
     uint64_t e = dmpi_shm_begin(st, 0);
@@ -173,12 +168,6 @@ static int reduce_scatter(dmpi_shm_comm *st, const dmpi_coll_args *a, dmpi_datat
                         a->rbuf, mine, a->rdt);
 }
 
-/* Process j's share of a chunk of len bytes: whole basic elements. */
-static size_t share_lo(size_t len, size_t unit, int j, int p)
-{
-    return (size_t)((len / unit) * (uint64_t)j / (uint64_t)p) * unit;
-}
-
 /* Larger data: chunk by chunk, everyone reduces a slice (see the top). */
 static int reduce_sliced(dmpi_shm_comm *st, const dmpi_coll_args *a, int root,
                          dmpi_datatype *bdt, size_t n)
@@ -196,14 +185,17 @@ static int reduce_sliced(dmpi_shm_comm *st, const dmpi_coll_args *a, int root,
         dmpi_shm_publish(st, e1);
         dmpi_shm_wait_all(st, e1);
         uint64_t e2 = dmpi_shm_begin(st, len); /* writes at most len */
-        size_t lo = share_lo(len, unit, r, p), mine = share_lo(len, unit, r + 1, p) - lo;
+        size_t lo = dmpi_shm_share_lo(len, unit, r, p);
+        size_t mine = dmpi_shm_share_lo(len, unit, r + 1, p) - lo;
         if (mine && rc == MPI_SUCCESS)
-            rc = combine(st, a, bdt, e1, len, upto(p - 1), lo, mine, dmpi_shm_slot(st, e2, r, mine));
+            rc = combine(st, a, bdt, e1, len, upto(p - 1), lo, mine,
+                         dmpi_shm_slot(st, e2, r, mine));
         dmpi_shm_publish(st, e2);
         if (!gets) continue;
         dmpi_shm_wait_all(st, e2);
         for (int j = 0; j < p; j++) {
-            size_t jlo = share_lo(len, unit, j, p), jn = share_lo(len, unit, j + 1, p) - jlo;
+            size_t jlo = dmpi_shm_share_lo(len, unit, j, p);
+            size_t jn = dmpi_shm_share_lo(len, unit, j + 1, p) - jlo;
             dmpi_dt_unpack(a->rbuf, a->rcount, dt, (MPI_Count)(off + jlo),
                            dmpi_shm_slot(st, e2, j, jn), (MPI_Count)jn);
         }
@@ -268,7 +260,7 @@ static int blocks(dmpi_shm_comm *st, const dmpi_coll_args *a, size_t b)
     MPI_Count scount = a->scount;
     const dmpi_datatype *sdt = a->sdt;
     if (sbuf == MPI_IN_PLACE) { /* allgather, alltoall: the data is in rbuf */
-        sbuf = coll == DMPI_COLL_ALLGATHER ? at(a->rbuf, r * a->rcount, a->rdt) : a->rbuf;
+        sbuf = coll == DMPI_COLL_ALLGATHER ? dmpi_coll_at(a->rbuf, r * a->rcount, a->rdt) : a->rbuf;
         scount = a->rcount;
         sdt = a->rdt;
     }
@@ -277,7 +269,8 @@ static int blocks(dmpi_shm_comm *st, const dmpi_coll_args *a, size_t b)
     unsigned char *mine = dmpi_shm_slot(st, e, r, need);
     if (gives && many) {
         for (int j = 0; j < p; j++)
-            dmpi_dt_pack(at(sbuf, j * scount, sdt), scount, sdt, 0, mine + j * b, (MPI_Count)b);
+            dmpi_dt_pack(dmpi_coll_at(sbuf, j * scount, sdt), scount, sdt, 0, mine + j * b,
+                         (MPI_Count)b);
     } else if (gives) {
         dmpi_dt_pack(sbuf, scount, sdt, 0, mine, (MPI_Count)b);
     }
@@ -297,7 +290,7 @@ static int blocks(dmpi_shm_comm *st, const dmpi_coll_args *a, size_t b)
     for (int j = 0; j < p; j++) {
         if (root && j == r && a->sbuf == MPI_IN_PLACE) continue;
         size_t off = coll == DMPI_COLL_ALLTOALL ? (size_t)r * b : 0;
-        dmpi_dt_unpack(at(a->rbuf, j * a->rcount, a->rdt), a->rcount, a->rdt, 0,
+        dmpi_dt_unpack(dmpi_coll_at(a->rbuf, j * a->rcount, a->rdt), a->rcount, a->rdt, 0,
                        dmpi_shm_slot(st, e, j, need) + off, (MPI_Count)b);
     }
     return MPI_SUCCESS;
@@ -312,7 +305,7 @@ static int allgatherv(dmpi_shm_comm *st, const dmpi_coll_args *a, size_t need)
     size_t mine = (size_t)(a->rcounts[r] * rdt->size);
     unsigned char *slot = dmpi_shm_slot(st, e, r, need);
     if (a->sbuf == MPI_IN_PLACE)
-        dmpi_dt_pack(at(a->rbuf, a->rdispls[r], rdt), a->rcounts[r], rdt, 0, slot,
+        dmpi_dt_pack(dmpi_coll_at(a->rbuf, a->rdispls[r], rdt), a->rcounts[r], rdt, 0, slot,
                      (MPI_Count)mine);
     else
         dmpi_dt_pack(a->sbuf, a->scount, a->sdt, 0, slot, (MPI_Count)mine);
@@ -320,7 +313,7 @@ static int allgatherv(dmpi_shm_comm *st, const dmpi_coll_args *a, size_t need)
     dmpi_shm_wait_all(st, e);
     for (int j = 0; j < st->p; j++) {
         if (j == r && a->sbuf == MPI_IN_PLACE) continue;
-        dmpi_dt_unpack(at(a->rbuf, a->rdispls[j], rdt), a->rcounts[j], rdt, 0,
+        dmpi_dt_unpack(dmpi_coll_at(a->rbuf, a->rdispls[j], rdt), a->rcounts[j], rdt, 0,
                        dmpi_shm_slot(st, e, j, need), a->rcounts[j] * rdt->size);
     }
     return MPI_SUCCESS;

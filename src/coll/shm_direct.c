@@ -104,11 +104,6 @@ static void unstage(staged *s, bool unpack)
 
 static int world_of(const dmpi_comm *c, int j) { return dmpi_comm_world_rank(c, j); }
 
-static void *at(const void *buf, MPI_Count i, const dmpi_datatype *dt)
-{
-    return (void *)((uintptr_t)buf + (uintptr_t)(i * dt->extent));
-}
-
 /* Reads n bytes at process j's address `remote` into count elements of dt
  * at buf (any layout). */
 static int fetch(const dmpi_comm *c, int j, uint64_t remote, void *buf, MPI_Count count,
@@ -171,8 +166,8 @@ static int rooted_read(dmpi_comm *c, dmpi_shm_comm *st, const dmpi_coll_args *a)
         uint64_t src = addrs_of(st, e, a->root).src, off = bcast ? 0 : (uint64_t)r * n;
         rc = src ? fetch(c, a->root, src + off, a->rbuf, a->rcount, a->rdt, n) : MPI_ERR_NO_MEM;
     } else if (!bcast && a->rbuf != MPI_IN_PLACE) {
-        int copied = dmpi_coll_copy(at(a->sbuf, r * a->scount, a->sdt), a->scount, a->sdt,
-                                    a->rbuf, a->rcount, a->rdt);
+        int copied = dmpi_coll_copy(dmpi_coll_at(a->sbuf, r * a->scount, a->sdt), a->scount,
+                                    a->sdt, a->rbuf, a->rcount, a->rdt);
         if (rc == MPI_SUCCESS) rc = copied;
     }
     finish(st, root);
@@ -208,7 +203,7 @@ static int gather(dmpi_comm *c, dmpi_shm_comm *st, const dmpi_coll_args *a)
                      (MPI_Count)rb);
     } else if (d.addr && d.tmp) { /* in place: the root's own block into the staging block */
         size_t rb = (size_t)(a->rcount * a->rdt->size);
-        dmpi_dt_pack(at(a->rbuf, r * a->rcount, a->rdt), a->rcount, a->rdt, 0,
+        dmpi_dt_pack(dmpi_coll_at(a->rbuf, r * a->rcount, a->rdt), a->rcount, a->rdt, 0,
                      (char *)d.tmp + (size_t)r * rb, (MPI_Count)rb);
     }
     if (root && !d.addr) rc = MPI_ERR_NO_MEM;
@@ -229,22 +224,23 @@ static int exchange(dmpi_comm *c, dmpi_shm_comm *st, const dmpi_coll_args *a)
         expose(&s, a->sbuf, coll == DMPI_COLL_ALLTOALL ? a->scount * p : a->scount, a->sdt,
                true);
     else if (coll == DMPI_COLL_ALLGATHER)
-        expose(&s, at(a->rbuf, r * a->rcount, rdt), a->rcount, a->rdt, true);
+        expose(&s, dmpi_coll_at(a->rbuf, r * a->rcount, rdt), a->rcount, a->rdt, true);
     else
-        expose(&s, at(a->rbuf, a->rdispls[r], rdt), a->rcounts[r], a->rdt, true);
+        expose(&s, dmpi_coll_at(a->rbuf, a->rdispls[r], rdt), a->rcounts[r], a->rdt, true);
     uint64_t e = publish_addrs(st, s.addr, 0);
     int rc = s.addr ? MPI_SUCCESS : MPI_ERR_NO_MEM;
     for (int k = 1; k <= p; k++) {
         int j = (r + k) % p; /* everyone starts with a different source */
         if (j == r && a->sbuf == MPI_IN_PLACE) continue;
         MPI_Count cnt = coll == DMPI_COLL_ALLGATHERV ? a->rcounts[j] : a->rcount;
-        void *dst = at(a->rbuf, coll == DMPI_COLL_ALLGATHERV ? a->rdispls[j] : j * a->rcount,
-                       rdt);
+        MPI_Count first = coll == DMPI_COLL_ALLGATHERV ? a->rdispls[j] : j * a->rcount;
+        void *dst = dmpi_coll_at(a->rbuf, first, rdt);
         size_t n = (size_t)(cnt * rdt->size);
         uint64_t off = coll == DMPI_COLL_ALLTOALL ? (uint64_t)r * n : 0;
         if (j == r) {
-            const void *src = s.tmp ? s.tmp : (const void *)(uintptr_t)s.addr;
-            if (s.addr && n) dmpi_dt_unpack(dst, cnt, a->rdt, 0, (const char *)src + off, (MPI_Count)n);
+            if (s.addr && n) /* my own block: from what I expose (staged or not) */
+                dmpi_dt_unpack(dst, cnt, a->rdt, 0, (const char *)(uintptr_t)s.addr + off,
+                               (MPI_Count)n);
             continue;
         }
         dmpi_shm_wait(st, e, j);
@@ -259,12 +255,6 @@ static int exchange(dmpi_comm *c, dmpi_shm_comm *st, const dmpi_coll_args *a)
 
 /* ------------------------------------------------------------ reductions */
 #define REDUCE_CHUNK ((size_t)32768)
-
-/* Process j's share of n bytes: whole elements of `unit` bytes. */
-static size_t share_lo(size_t n, size_t unit, int j, int p)
-{
-    return (size_t)((n / unit) * (uint64_t)j / (uint64_t)p) * unit;
-}
 
 /* Bytes [off, off+len) of process j's input: a pointer into the heap, or a
  * copy in `scratch`. */
@@ -302,7 +292,7 @@ static int reduction(dmpi_comm *c, dmpi_shm_comm *st, const dmpi_coll_args *a, i
         if (!x.src || ((root < 0 || j == root) && !x.dst)) rc = MPI_ERR_NO_MEM;
     }
     size_t n = s.n, unit = (size_t)bdt->size;
-    size_t lo = share_lo(n, unit, r, p), hi = share_lo(n, unit, r + 1, p);
+    size_t lo = dmpi_shm_share_lo(n, unit, r, p), hi = dmpi_shm_share_lo(n, unit, r + 1, p);
     size_t chunk = REDUCE_CHUNK / unit * unit;
     void *scratch = (char *)res + REDUCE_CHUNK;
     for (size_t off = lo; rc == MPI_SUCCESS && off < hi; off += chunk) {

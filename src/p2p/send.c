@@ -2,8 +2,9 @@
  * the order they were started (a per-peer queue; each message carries the
  * next per-pair sequence number). A message up to the eager limit is
  * written into the ring in pieces of at most frag_max bytes; a larger one
- * (or one above heap_eager_max from a buffer in the shared heap) sends an RTS with its address and completes when the receiver, having
- * pulled the data with a single copy, answers DONE. Synchronous-mode eager
+ * (or one above heap_eager_max from a buffer in the shared heap) sends an
+ * RTS with its address and completes when the receiver, having pulled the
+ * data with a single copy, answers DONE. Synchronous-mode eager
  * sends also wait for the receiver's ACK. Control replies (DONE, ACK) wait
  * in a small per-peer queue when the ring is full. */
 #include "p2p/p2p.h"
