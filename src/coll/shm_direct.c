@@ -160,8 +160,8 @@ static int rooted_read(dmpi_comm *c, dmpi_shm_comm *st, const dmpi_coll_args *a)
     else if (root) expose(&s, a->sbuf, a->scount * p, a->sdt, true);
     uint64_t e = publish_addrs(st, s.addr, 0);
     int rc = root && !s.addr ? MPI_ERR_NO_MEM : MPI_SUCCESS;
-    size_t n = (size_t)(a->rcount * a->rdt->size);
-    if (!root) {
+    if (!root) { /* (the root's rdt may be NULL: scatter in place) */
+        size_t n = (size_t)(a->rcount * a->rdt->size);
         dmpi_shm_wait(st, e, a->root);
         uint64_t src = addrs_of(st, e, a->root).src, off = bcast ? 0 : (uint64_t)r * n;
         rc = src ? fetch(c, a->root, src + off, a->rbuf, a->rcount, a->rdt, n) : MPI_ERR_NO_MEM;

@@ -145,7 +145,7 @@ static void test_resized_data(void)
 
 static void test_addresses(void)
 {
-    double a[10];
+    double a[10] = {0};
     MPI_Aint p0, p5, p9;
     MPI_CHK(MPI_Get_address(&a[0], &p0));
     MPI_CHK(MPI_Get_address(&a[5], &p5));
