@@ -2,12 +2,14 @@
  * 50000 packets of random sizes (inline-only to several cells, wrapping
  * around the ring), the consumer checks order, sizes and every payload
  * byte; also checks that a full ring refuses a reservation and that stale
- * payload bytes never look like a published packet. */
+ * payload bytes never look like a published packet, even bytes equal to
+ * the stamp a later header at their cell would carry. */
 #include "transport/shm/ring.h"
 
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define NPKT 50000
 #define CELLS 256
@@ -49,6 +51,34 @@ static void *producer(void *arg)
     return NULL;
 }
 
+/* A payload cell whose first bytes equal the stamp a header at that cell
+ * will carry one lap later: when the consumer reaches that position it
+ * must see nothing until the producer publishes there. */
+static void check_stale_stamp(void)
+{
+    atomic_store(&ctl.tail, 0);
+    memset(cells, 0, sizeof cells);
+    dmpi_ring prod = {&ctl, cells, CELLS, 0, 0}, cons = {&ctl, cells, CELLS, 0, 0};
+    unsigned char data[DMPI_INLINE_BYTES + DMPI_CELL] = {0};
+    uint64_t fake = CELLS + 1 + 1; /* stamp of absolute position CELLS + 1 */
+    memcpy(data + DMPI_INLINE_BYTES, &fake, sizeof fake);
+    for (uint64_t pos = 0; pos <= CELLS; ) {
+        uint32_t n = pos == 0 ? 2 : 1; /* cell 1 carries the fake stamp */
+        dmpi_pkt *p = dmpi_ring_reserve(&prod, n);
+        CHECK(p != NULL, "reservation at %llu refused", (unsigned long long)pos);
+        if (!p) break;
+        dmpi_ring_write_payload(&prod, p, data, n == 2 ? sizeof data : 0);
+        dmpi_ring_publish(&prod, p, n);
+        dmpi_pkt *q = dmpi_ring_peek(&cons);
+        CHECK(q == p, "packet at %llu not visible", (unsigned long long)pos);
+        if (!q) break;
+        dmpi_ring_consume(&cons, q);
+        dmpi_ring_release(&cons);
+        pos += n;
+    }
+    CHECK(dmpi_ring_peek(&cons) == NULL, "stale payload bytes taken for a packet");
+}
+
 int main(void)
 {
     /* Garbage that looks like stamps must not be taken for packets. */
@@ -67,6 +97,7 @@ int main(void)
     dmpi_ring_consume(&probe, q);
     dmpi_ring_release(&probe);
     CHECK(dmpi_ring_reserve(&prod, 1) != NULL, "consumed ring still full");
+    check_stale_stamp();
     /* Reset both ends for the threaded run. */
     atomic_store(&ctl.tail, 0);
     for (int c = 0; c < CELLS; c++) ((dmpi_pkt *)(void *)(cells + c * DMPI_CELL))->stamp = 0;

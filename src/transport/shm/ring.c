@@ -73,8 +73,8 @@ void dmpi_ring_read_payload(const dmpi_ring *r, const dmpi_pkt *p, uint64_t off,
 void dmpi_ring_consume(dmpi_ring *r, dmpi_pkt *p)
 {
     uint32_t n = p->ncells;
-    /* Clear stamps so old bytes never match a future position. */
-    for (uint32_t i = 0; i < n; i++)
+    /* Payload cells only: see the top of ring.h. */
+    for (uint32_t i = 1; i < n; i++)
         atomic_store_explicit(&dmpi_ring_cell(r, r->pos + i)->stamp, 0, memory_order_relaxed);
     r->pos += n;
 }

