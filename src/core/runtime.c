@@ -68,13 +68,17 @@ static void init_comm(dmpi_comm *c, MPI_Comm h, dmpi_group *g, uint32_t ctx, con
 /* Pins each rank to its own processor when the node has one for every
  * rank (as the peers do by default), so two busy ranks never share a core
  * while another sits idle. DMPI_BIND=0 turns it off. Also notes whether
- * the ranks outnumber the processors (waiting and collectives adapt). */
+ * the ranks outnumber the processors (waiting and collectives adapt). That
+ * must be the same answer on every rank, since collectives choose their
+ * algorithm by it: it counts the processors of all the ranks' affinity
+ * masks together (node_cpus), not this rank's alone, which a launcher may
+ * have narrowed to one core per rank or (by mistake) for some ranks only. */
 static void bind_to_core(int local_rank, int local_size)
 {
+    dmpi_rt.oversubscribed = local_size > 1 && dmpi_shm.node_cpus < local_size;
     cpu_set_t allowed;
     if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) return;
     int ncpus = CPU_COUNT(&allowed);
-    dmpi_rt.oversubscribed = ncpus < local_size;
     long mode = dmpi_env_long("DMPI_BIND", 1);
     if (!mode || local_size < 2) return;
     if (ncpus < local_size && mode < 2) return;

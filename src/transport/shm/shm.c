@@ -5,7 +5,9 @@
  * rank records (pid, single-copy capability) and one SPSC ring per ordered
  * pair of ranks. At start-up each rank also checks that it may read its
  * neighbour's memory with process_vm_readv (CMA); if any rank cannot,
- * large messages fall back to the pipelined copy through the rings. */
+ * large messages fall back to the pipelined copy through the rings. Each
+ * rank also publishes the processors it may run on, so that every rank
+ * counts the same processors for the node (node_cpus). */
 #include "transport/shm/shm.h"
 #include "transport/shm/heap.h"
 
@@ -14,6 +16,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +32,7 @@ typedef struct rank_rec {
     _Atomic int32_t cma_ok;
     uint64_t probe_addr;
     _Atomic int32_t heap_ok;
+    cpu_set_t cpus; /* the processors this rank may run on, at start-up */
 } rank_rec;
 
 typedef struct seg_hdr {
@@ -155,6 +159,8 @@ int dmpi_shm_init(int rank, int size)
     rec(rank)->probe_addr = (uint64_t)(uintptr_t)&probe_word;
     seg_hdr *sh = dmpi_shm.base;
     atomic_store(&rec(rank)->heap_ok, dmpi_heap_attach(sh->heap_addr, sh->heap_size));
+    if (sched_getaffinity(0, sizeof rec(rank)->cpus, &rec(rank)->cpus) != 0)
+        CPU_ZERO(&rec(rank)->cpus); /* counts as none: the node is taken as oversubscribed */
     atomic_store(&rec(rank)->pid, (int32_t)getpid());
     if (dmpi_pmi_barrier() != 0) return -EPIPE;
     if (rank == 0) {
@@ -168,6 +174,10 @@ int dmpi_shm_init(int rank, int size)
     atomic_store(&rec(rank)->cma_ok, cma);
     if (dmpi_pmi_barrier() != 0) return -EPIPE;
     dmpi_shm.cma_ok = true;
+    cpu_set_t all;
+    CPU_ZERO(&all);
+    for (int p = 0; p < size; p++) CPU_OR(&all, &all, &rec(p)->cpus);
+    dmpi_shm.node_cpus = CPU_COUNT(&all);
     dmpi_shm.pids = calloc((size_t)size, sizeof(pid_t));
     for (int p = 0; p < size; p++) {
         dmpi_shm.pids[p] = atomic_load(&rec(p)->pid);

@@ -53,6 +53,7 @@ typedef struct dmpi_shm_state {
     size_t bytes;
     int rank, size;
     bool cma_ok;        /* every rank may process_vm_readv/writev the others */
+    int node_cpus;      /* processors in the union of the ranks' affinity masks */
     pid_t *pids;
     dmpi_ring *out;     /* out[p]: my ring towards p */
     dmpi_ring *in;      /* in[p]: p's ring towards me */
