@@ -73,14 +73,6 @@ static bool write_packets(dmpi_ring *ring, dmpi_request *r)
         uint32_t cells = dmpi_pkt_cells(plen);
         dmpi_pkt *p = dmpi_ring_reserve(ring, cells);
         if (!p) return false;
-        p->type = rts ? DMPI_PKT_RTS : (done == 0 ? DMPI_PKT_EAGER : DMPI_PKT_FRAG);
-        p->flags = r->mode == DMPI_MODE_SYNC ? DMPI_PKT_F_SYNC : 0;
-        p->seq = (uint32_t)r->proto_u64[2];
-        p->ctx = r->comm->context_id + (uint32_t)r->ctx_kind;
-        p->tag = r->tag;
-        p->src = r->comm->rank;
-        p->len = total;
-        p->cookie = (uint64_t)(uintptr_t)r;
         if (rts) {
             dmpi_rts_info info = {r->proto_u64[3], (int32_t)getpid(), 0};
             dmpi_ring_write_payload(ring, p, &info, sizeof info);
@@ -89,6 +81,15 @@ static bool write_packets(dmpi_ring *ring, dmpi_request *r)
             dmpi_ring_write_payload(ring, p, (const char *)send_data(r) + done, plen);
             r->proto_u64[0] = done + plen;
         }
+        /* the header after the payload (see dmpi_ring_write_payload) */
+        p->type = rts ? DMPI_PKT_RTS : (done == 0 ? DMPI_PKT_EAGER : DMPI_PKT_FRAG);
+        p->flags = r->mode == DMPI_MODE_SYNC ? DMPI_PKT_F_SYNC : 0;
+        p->seq = (uint32_t)r->proto_u64[2];
+        p->ctx = r->comm->context_id + (uint32_t)r->ctx_kind;
+        p->tag = r->tag;
+        p->src = r->comm->rank;
+        p->len = total;
+        p->cookie = (uint64_t)(uintptr_t)r;
         dmpi_ring_publish(ring, p, cells);
     } while (r->proto_u64[0] < total);
     return true;
@@ -279,7 +280,8 @@ bool dmpi_send_immediate(const void *buf, MPI_Count count, dmpi_datatype *dt, in
     uint32_t cells = dmpi_pkt_cells(bytes);
     dmpi_pkt *p = dmpi_ring_reserve(ring, cells);
     if (!p) return false;
-    p->type = DMPI_PKT_EAGER;
+    dmpi_ring_write_payload(ring, p, (const char *)buf + dt->true_lb, bytes);
+    p->type = DMPI_PKT_EAGER; /* the header after the payload */
     p->flags = 0;
     p->seq = tx->next_seq++;
     p->ctx = comm->context_id + (uint32_t)ctx_kind;
@@ -287,7 +289,6 @@ bool dmpi_send_immediate(const void *buf, MPI_Count count, dmpi_datatype *dt, in
     p->src = comm->rank;
     p->len = bytes;
     p->cookie = 0;
-    dmpi_ring_write_payload(ring, p, (const char *)buf + dt->true_lb, bytes);
     dmpi_ring_publish(ring, p, cells);
     return true;
 }

@@ -92,6 +92,7 @@ static void ring_send(int peer, const void *buf, uint32_t n)
     dmpi_pkt *p;
     while (!(p = dmpi_ring_reserve(ring, cells))) {
     }
+    dmpi_ring_write_payload(ring, p, buf, n);
     p->type = RING_PKT;
     p->flags = 0;
     p->seq = 0;
@@ -100,7 +101,6 @@ static void ring_send(int peer, const void *buf, uint32_t n)
     p->src = me;
     p->len = n;
     p->cookie = 0;
-    dmpi_ring_write_payload(ring, p, buf, n);
     dmpi_ring_publish(ring, p, cells);
 }
 

@@ -42,10 +42,10 @@ static void *producer(void *arg)
         dmpi_pkt *p;
         while (!(p = dmpi_ring_reserve(&r, nc))) {
         }
+        dmpi_ring_write_payload(&r, p, buf, n);
         p->type = DMPI_PKT_EAGER;
         p->seq = i;
         p->len = n;
-        dmpi_ring_write_payload(&r, p, buf, n);
         dmpi_ring_publish(&r, p, nc);
     }
     return NULL;

@@ -33,21 +33,20 @@ int dmpi_ring_payload_pieces(const dmpi_ring *r, const dmpi_pkt *p, const void *
 
 void dmpi_ring_write_payload(dmpi_ring *r, dmpi_pkt *p, const void *src, uint64_t n)
 {
-    p->plen = (uint32_t)n;
-    if (n == 0) return; /* src may be NULL */
     uint64_t first = n < DMPI_INLINE_BYTES ? n : DMPI_INLINE_BYTES;
-    memcpy(p->payload, src, first);
-    if (n == first) return;
-    const unsigned char *s = (const unsigned char *)src + first;
-    n -= first;
-    unsigned char *next = (unsigned char *)p + DMPI_CELL;
-    uint64_t room = room_after(r, p);
-    if (n <= room) {
-        memcpy(next, s, n);
-    } else {
-        memcpy(next, s, room);
-        memcpy(r->cells, s + room, n - room);
+    if (n > first) { /* the payload cells first: see ring.h */
+        const unsigned char *s = (const unsigned char *)src + first;
+        uint64_t rest = n - first, room = room_after(r, p);
+        unsigned char *next = (unsigned char *)p + DMPI_CELL;
+        if (rest <= room) {
+            memcpy(next, s, rest);
+        } else {
+            memcpy(next, s, room);
+            memcpy(r->cells, s + room, rest - room);
+        }
     }
+    if (first) memcpy(p->payload, src, first); /* src may be NULL when n is 0 */
+    p->plen = (uint32_t)n;
 }
 
 void dmpi_ring_read_payload(const dmpi_ring *r, const dmpi_pkt *p, uint64_t off, void *dst,

@@ -94,8 +94,16 @@ static inline dmpi_pkt *dmpi_ring_reserve(dmpi_ring *r, uint32_t n)
     return dmpi_ring_cell(r, r->pos);
 }
 
-/* Copies payload bytes into a reserved packet: the first DMPI_INLINE_BYTES
- * into the header line, the rest into the following cells (wrapping). */
+/* Copies payload bytes into a reserved packet: all but the first
+ * DMPI_INLINE_BYTES into the following cells (wrapping), then those into
+ * the header line, and sets plen. The producer writes a packet in that
+ * order, payload cells first and the header line last (the header fields
+ * after this call, then dmpi_ring_publish): the consumer polls the header
+ * line, and a store to it that is followed by slow stores to other lines
+ * gives the consumer time to take the line back, so the stamp's store
+ * must fetch it once more. Header-first cost ping-pongs of 3-cell packets
+ * (about 100 B) 60 % more; payload-first made 128 B 155 -> 93 ns, 256 B
+ * 161 -> 130 ns, 1 KiB 267 -> 233 ns over the bare ring. */
 void dmpi_ring_write_payload(dmpi_ring *r, dmpi_pkt *p, const void *src, uint64_t n);
 void dmpi_ring_read_payload(const dmpi_ring *r, const dmpi_pkt *p, uint64_t off, void *dst,
                             uint64_t n);
