@@ -103,15 +103,14 @@ static int recv_common(const char *fn, void *buf, MPI_Count count, MPI_Datatype 
     int rc = check_recv(fn, buf, count, type, source, tag, comm, &c, &dt);
     if (rc != MPI_SUCCESS) return rc;
     dmpi_lock();
-    dmpi_request *r;
-    rc = dmpi_irecv(buf, count, dt, source, tag, c, DMPI_CTX_P2P, &r);
     MPI_Status st;
-    if (rc == MPI_SUCCESS) {
-        if (req) *req = dmpi_request_handle(r);
-        else {
-            rc = dmpi_wait(r, &st);
-            if (status != MPI_STATUS_IGNORE) *status = st;
-        }
+    if (req) {
+        dmpi_request *r;
+        rc = dmpi_irecv(buf, count, dt, source, tag, c, DMPI_CTX_P2P, &r);
+        if (rc == MPI_SUCCESS) *req = dmpi_request_handle(r);
+    } else {
+        rc = dmpi_recv(buf, count, dt, source, tag, c, DMPI_CTX_P2P, &st);
+        if (status != MPI_STATUS_IGNORE) *status = st;
     }
     dmpi_unlock();
     if (rc == MPI_ERR_NO_MEM) return dmpi_error(c, rc, fn, "out of memory for a request");

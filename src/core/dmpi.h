@@ -237,6 +237,11 @@ typedef struct dmpi_request {
 
 dmpi_request *dmpi_request_alloc(dmpi_req_kind kind);
 void dmpi_request_free(dmpi_request *r);
+/* A request that lives on the caller's stack (a blocking receive, which no
+ * handle ever names): dmpi_request_init sets it up as dmpi_request_alloc
+ * would, dmpi_request_teardown drops what it holds once it is complete. */
+void dmpi_request_init(dmpi_request *r, dmpi_req_kind kind);
+void dmpi_request_teardown(dmpi_request *r);
 /* The shared, always complete request of immediate nonblocking sends. */
 dmpi_request *dmpi_request_completed_send(void);
 /* The live request at address `cookie` (a value a peer echoes back), or

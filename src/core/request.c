@@ -55,6 +55,12 @@ dmpi_request *dmpi_request_alloc(dmpi_req_kind kind)
         nfree--;
     }
     if (!r) return NULL;
+    dmpi_request_init(r, kind);
+    return r;
+}
+
+void dmpi_request_init(dmpi_request *r, dmpi_req_kind kind)
+{
     /* A copy of a zero object, not memset: GCC turns a memset of this
      * size into `rep stos`, whose start-up cost made this function a
      * sixth of the receiver's time in a stream of small MPI_Irecv. */
@@ -63,7 +69,6 @@ dmpi_request *dmpi_request_alloc(dmpi_req_kind kind)
     r->magic = DMPI_MAGIC_REQ;
     r->kind = kind;
     dmpi_status_empty(&r->status);
-    return r;
 }
 
 /* The request every immediate nonblocking send returns (send_common in
@@ -86,9 +91,8 @@ dmpi_request *dmpi_request_completed_send(void)
     return &done_send;
 }
 
-void dmpi_request_free(dmpi_request *r)
+void dmpi_request_teardown(dmpi_request *r)
 {
-    if (!r || r == &done_send) return;
     if (r->on_free) r->on_free(r);
     if (r->comm_ref) dmpi_comm_release(r->comm);
     if (r->dt) dmpi_dt_release(r->dt);
@@ -97,6 +101,12 @@ void dmpi_request_free(dmpi_request *r)
     free(r->tmp);
     r->tmp = NULL;
     r->magic = DMPI_MAGIC_FREED;
+}
+
+void dmpi_request_free(dmpi_request *r)
+{
+    if (!r || r == &done_send) return;
+    dmpi_request_teardown(r);
     r->next = NULL;
     if (fifo_tail) fifo_tail->next = r;
     else fifo_head = r;

@@ -143,7 +143,9 @@ static bool refuse_wildcard(dmpi_request *r)
 
 void dmpi_recv_start(dmpi_request *r)
 {
-    r->complete = 0;
+    /* relaxed: nobody else sees r yet (a plain store to an _Atomic is
+     * sequentially consistent: a full fence on x86) */
+    atomic_store_explicit(&r->complete, 0, memory_order_relaxed);
     r->cancelled = false;
     dmpi_status_empty(&r->status);
     r->status.MPI_ERROR = MPI_SUCCESS;
@@ -315,6 +317,10 @@ int dmpi_rx_poll_peer(int peer)
     dmpi_pkt *p;
     while (n < 32 && (p = dmpi_ring_peek(ring)) != NULL) {
         check_shape(peer, ring, p);
+        /* Start fetching the payload lines now, so that they come from the
+         * sender's cache while the message is matched. */
+        for (uint32_t i = 1; i < p->ncells && i <= 16; i++)
+            __builtin_prefetch(dmpi_ring_cell(ring, ring->pos + i), 0, 3);
         rx_packet(peer, ring, p);
         dmpi_ring_consume(ring, p);
         n++;

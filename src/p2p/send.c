@@ -197,7 +197,9 @@ void dmpi_self_send(dmpi_request *r, const void *data)
 
 void dmpi_send_start(dmpi_request *r)
 {
-    r->complete = 0;
+    /* relaxed: nobody else sees r yet (a plain store to an _Atomic is
+     * sequentially consistent: a full fence on x86) */
+    atomic_store_explicit(&r->complete, 0, memory_order_relaxed);
     r->cancelled = false;
     dmpi_status_empty(&r->status);
     if (r->peer == MPI_PROC_NULL) {
