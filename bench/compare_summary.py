@@ -2,7 +2,9 @@
 """compare_summary.py: turn the raw samples written by bench/compare.sh
 (CSV: mpi,round,test,size,sample,us) into one table per test: for every
 message size, each MPI's median and p99 over all its samples (all rounds
-pooled) and the ratio dmpi / best peer.  --medians-csv also writes those
+pooled) and the ratio dmpi / best peer; then, with several rounds, one
+table per test over runs (the median of each run counted once: the
+typical run and the best run of each MPI).  --medians-csv also writes those
 figures as CSV (one line per test, size and MPI).  bench/plot_results.py
 reuses the functions here.
 
@@ -68,7 +70,9 @@ def fmt(v):
     return f"{v:.3f}"
 
 
-def load(path):
+def load(path, by_round=None):
+    """Samples per (test, size, mpi); with by_round (a dict), also per
+    (test, size, mpi, round)."""
     samples = collections.defaultdict(list)  # (test, size, mpi) -> [us]
     rounds = collections.defaultdict(set)    # mpi -> rounds seen
     with open(path, newline="") as f:
@@ -76,6 +80,8 @@ def load(path):
             key = (row["test"], int(row["size"]), row["mpi"])
             samples[key].append(float(row["us"]))
             rounds[row["mpi"]].add(row["round"])
+            if by_round is not None:
+                by_round.setdefault(key + (row["round"],), []).append(float(row["us"]))
     return samples, rounds
 
 
@@ -157,6 +163,48 @@ def table(test, sizes, mpis, dmpi, samples, out):
             out.write(f"  {dmpi} median at least as good as the best peer at every size\n")
 
 
+def round_table(test, sizes, mpis, dmpi, by_round, out):
+    """Each run (one MPI, one round) gives one median; per MPI, the median
+    of those and the best of them. On a shared host whose speed changes
+    from minute to minute the pooled figures above depend on which MPI ran
+    in which phase; these compare like with like: typical run against
+    typical run, and best run against best run."""
+    higher = kind(test)[1]
+    peers = [m for m in mpis if m != dmpi]
+    if dmpi not in mpis or not peers:
+        return
+    out.write(f"\n{test} per run: median of the run medians / best run"
+              f" ({unit(test, sizes[0])}); ratio {dmpi} / best peer for each\n")
+    width = {m: max(len(m), 15) for m in mpis}
+    out.write(f"{'size':>6}  " + "  ".join(f"{m:>{width[m]}}" for m in mpis)
+              + f"  {'ratio':>12}\n")
+    behind = []
+    for size in sizes:
+        got = {}
+        for m in mpis:
+            runs = [stats(test, size, v)[0] for k, v in by_round.items()
+                    if k[:3] == (test, size, m)]
+            if runs:
+                runs.sort()
+                got[m] = (runs[len(runs) // 2], runs[-1] if higher else runs[0])
+        row = f"{human_size(size):>6}  " + "  ".join(
+            f"{(fmt(got[m][0]) + ' / ' + fmt(got[m][1])) if m in got else '-':>{width[m]}}"
+            for m in mpis)
+        ranked = [p for p in peers if p in got]
+        ratio = "-"
+        if dmpi in got and ranked:
+            pick = max if higher else min
+            typ = got[dmpi][0] / pick(got[p][0] for p in ranked)
+            top = got[dmpi][1] / pick(got[p][1] for p in ranked)
+            ratio = f"{typ:.2f} / {top:.2f}"
+            if (typ < 1) if higher else (typ > 1):
+                behind.append(human_size(size))
+        out.write(row + f"  {ratio:>12}\n")
+    out.write(f"  {dmpi} typical run behind the best peer's at: {', '.join(behind)}\n"
+              if behind else f"  {dmpi} typical run at least as good as the best peer's"
+              " at every size\n")
+
+
 def write_medians(path, samples, mpis, dmpi):
     """One CSV line per (test, size, MPI): sample count, median and p99 time,
     the figures of the table and, on dmpi's lines, the ratio of the table:
@@ -195,7 +243,8 @@ def main():
     ap.add_argument("--medians-csv", metavar="OUT", help="also write the figures as CSV")
     args = ap.parse_args()
 
-    samples, rounds = load(args.csv)
+    by_round = {}
+    samples, rounds = load(args.csv, by_round)
     if not samples:
         sys.exit(f"compare_summary: no samples in {args.csv}")
     seen = sorted(rounds)
@@ -211,6 +260,13 @@ def main():
     for test in tests:
         sizes = sorted({k[1] for k in samples if k[0] == test})
         table(test, sizes, mpis, args.dmpi, samples, out)
+    if any(len(r) > 1 for r in rounds.values()):
+        out.write("\nPer run (one MPI in one round): the host's speed changes between"
+                  " runs, so\nthe pooled figures above mix fast and slow phases;"
+                  " here each run counts once.\n")
+        for test in tests:
+            sizes = sorted({k[1] for k in samples if k[0] == test})
+            round_table(test, sizes, mpis, args.dmpi, by_round, out)
     if args.medians_csv:
         write_medians(args.medians_csv, samples, mpis, args.dmpi)
 
