@@ -285,20 +285,18 @@ static int sendrecv_common(const char *fn, const void *sbuf, MPI_Count scount, M
     if (rc == MPI_SUCCESS) rc = check_recv(fn, rbuf, rcount, rtype, source, rtag, comm, &c, &rdt);
     if (rc != MPI_SUCCESS) return rc;
     dmpi_lock();
-    dmpi_request *rr, *sr;
     MPI_Status st;
     dmpi_status_empty(&st);
-    rc = dmpi_irecv(rbuf, rcount, rdt, source, rtag, c, DMPI_CTX_P2P, &rr);
-    if (rc == MPI_SUCCESS) rc = dmpi_isend(sbuf, scount, sdt, dest, stag, c, DMPI_CTX_P2P,
-                                           DMPI_MODE_STD, &sr);
-    if (rc == MPI_SUCCESS) {
-        if (req) {
-            *req = dmpi_request_handle(dmpi_pair_request(rr, sr, NULL));
-        } else {
-            dmpi_wait(sr, NULL);
-            rc = dmpi_wait(rr, &st);
-            if (status != MPI_STATUS_IGNORE) *status = st;
-        }
+    if (req) {
+        dmpi_request *rr, *sr;
+        rc = dmpi_irecv(rbuf, rcount, rdt, source, rtag, c, DMPI_CTX_P2P, &rr);
+        if (rc == MPI_SUCCESS)
+            rc = dmpi_isend(sbuf, scount, sdt, dest, stag, c, DMPI_CTX_P2P, DMPI_MODE_STD, &sr);
+        if (rc == MPI_SUCCESS) *req = dmpi_request_handle(dmpi_pair_request(rr, sr, NULL));
+    } else {
+        rc = dmpi_sendrecv(sbuf, scount, sdt, dest, stag, rbuf, rcount, rdt, source, rtag, c,
+                           DMPI_CTX_P2P, &st);
+        if (status != MPI_STATUS_IGNORE) *status = st;
     }
     dmpi_unlock();
     if (rc == MPI_ERR_NO_MEM) return dmpi_error(c, rc, fn, "out of memory for a request");

@@ -93,31 +93,47 @@ int dmpi_send(const void *buf, MPI_Count count, dmpi_datatype *dt, int dest, int
  * it once it is complete (the posted queue, an offer or a message in
  * pieces let go of it first), and it saves the allocation, the release and
  * the trip through the reuse queue of a heap request. */
+static void start_stack_recv(dmpi_request *r, void *buf, MPI_Count count, dmpi_datatype *dt,
+                             int source, int tag, dmpi_comm *comm, int ctx_kind)
+{
+    dmpi_request_init(r, DMPI_REQ_RECV);
+    fill_p2p(r, buf, count, dt, source, tag, comm, ctx_kind);
+    dmpi_recv_start(r);
+}
+
+static int finish_stack_recv(dmpi_request *r, MPI_Status *status)
+{
+    dmpi_wait_complete(r);
+    int err = r->status.MPI_ERROR;
+    if (status) *status = r->status;
+    dmpi_request_teardown(r);
+    return err;
+}
+
 int dmpi_recv(void *buf, MPI_Count count, dmpi_datatype *dt, int source, int tag,
               dmpi_comm *comm, int ctx_kind, MPI_Status *status)
 {
     dmpi_request r;
-    dmpi_request_init(&r, DMPI_REQ_RECV);
-    fill_p2p(&r, buf, count, dt, source, tag, comm, ctx_kind);
-    dmpi_recv_start(&r);
-    dmpi_wait_complete(&r);
-    int err = r.status.MPI_ERROR;
-    if (status) *status = r.status;
-    dmpi_request_teardown(&r);
-    return err;
+    start_stack_recv(&r, buf, count, dt, source, tag, comm, ctx_kind);
+    return finish_stack_recv(&r, status);
 }
 
+/* The send starts first (straight into the ring when it can, else on a
+ * heap request, whose address a rendezvous reply must be able to name), so
+ * that a failure to start it leaves no receive posted. */
 int dmpi_sendrecv(const void *sbuf, MPI_Count scount, dmpi_datatype *sdt, int dest, int stag,
                   void *rbuf, MPI_Count rcount, dmpi_datatype *rdt, int src, int rtag,
                   dmpi_comm *comm, int ctx_kind, MPI_Status *status)
 {
-    dmpi_request *rr, *sr;
-    int rc = dmpi_irecv(rbuf, rcount, rdt, src, rtag, comm, ctx_kind, &rr);
-    if (rc != MPI_SUCCESS) return rc;
-    rc = dmpi_isend(sbuf, scount, sdt, dest, stag, comm, ctx_kind, DMPI_MODE_STD, &sr);
-    if (rc != MPI_SUCCESS) return rc;
-    int e1 = dmpi_wait(sr, NULL);
-    int e2 = dmpi_wait(rr, status);
+    dmpi_request *sr = NULL;
+    if (!dmpi_send_immediate(sbuf, scount, sdt, dest, stag, comm, ctx_kind)) {
+        int rc = dmpi_isend(sbuf, scount, sdt, dest, stag, comm, ctx_kind, DMPI_MODE_STD, &sr);
+        if (rc != MPI_SUCCESS) return rc;
+    }
+    dmpi_request rr;
+    start_stack_recv(&rr, rbuf, rcount, rdt, src, rtag, comm, ctx_kind);
+    int e1 = sr ? dmpi_wait(sr, NULL) : MPI_SUCCESS;
+    int e2 = finish_stack_recv(&rr, status);
     return e2 != MPI_SUCCESS ? e2 : e1;
 }
 
