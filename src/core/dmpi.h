@@ -291,7 +291,8 @@ typedef struct dmpi_runtime {
     int appnum;
     pthread_t main_thread;
     double wtime_base;
-    bool oversubscribed;      /* more local ranks than processors we may use */
+    bool oversubscribed;      /* more local ranks than processors, node-wide (same on every rank) */
+    bool crowded;             /* more ranks may run on this rank's processors than there are */
 } dmpi_runtime;
 extern dmpi_runtime dmpi_rt;
 int dmpi_runtime_init(int required, int *provided);

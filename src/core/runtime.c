@@ -76,6 +76,9 @@ static void init_comm(dmpi_comm *c, MPI_Comm h, dmpi_group *g, uint32_t ctx, con
 static void bind_to_core(int local_rank, int local_size)
 {
     dmpi_rt.oversubscribed = local_size > 1 && dmpi_shm.node_cpus < local_size;
+    /* Whether waiting should spin is this rank's own question: two ranks
+     * bound to one core should yield even when the node has cores to spare. */
+    dmpi_rt.crowded = local_size > 1 && dmpi_shm.sharing > dmpi_shm.own_cpus;
     cpu_set_t allowed;
     if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) return;
     int ncpus = CPU_COUNT(&allowed);

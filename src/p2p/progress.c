@@ -122,6 +122,9 @@ int dmpi_p2p_init(void)
     uint64_t frag_default = ring_bytes / 4 < 4096 ? ring_bytes / 4 : 4096;
     dmpi_p2p.frag_max = (uint64_t)dmpi_env_long("DMPI_FRAG_MAX", (long)frag_default);
     if (dmpi_p2p.frag_max > ring_bytes / 2) dmpi_p2p.frag_max = ring_bytes / 2;
+    /* a packet's cell count is 16 bits */
+    uint64_t frag_cap = DMPI_INLINE_BYTES + (uint64_t)(UINT16_MAX - 1) * DMPI_CELL;
+    if (dmpi_p2p.frag_max > frag_cap) dmpi_p2p.frag_max = frag_cap;
     if (dmpi_p2p.frag_max < 1024) dmpi_p2p.frag_max = 1024;
     /* From a buffer in the shared heap, rendezvous is one memcpy that both
      * sides share (coop.c): 2 ranks, heap buffers, 16 KiB: bandwidth 0.43
@@ -136,8 +139,7 @@ int dmpi_p2p_init(void)
     /* Spinning only pays when every rank can have a core; with more ranks
      * than cores, yielding at once measured 2-3x faster collectives than
      * 50 spins first (4 ranks on 2 cores). */
-    spin_limit = (unsigned)dmpi_env_long("DMPI_SPIN",
-                                         dmpi_rt.oversubscribed ? 0 : 4000);
+    spin_limit = (unsigned)dmpi_env_long("DMPI_SPIN", dmpi_rt.crowded ? 0 : 4000);
     yield_limit = (unsigned)dmpi_env_long("DMPI_YIELD", 1000);
     sleep_us = (unsigned)dmpi_env_long("DMPI_IDLE_SLEEP_US", 10);
     return MPI_SUCCESS;

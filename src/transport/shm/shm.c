@@ -49,9 +49,15 @@ static volatile uint64_t probe_word = 0x5eedf00dcafe1234ull;
 
 static size_t align_up(size_t v, size_t a) { return (v + a - 1) & ~(a - 1); }
 
+/* The rank records follow the header (whose last field has a cache line
+ * of its own: the records once started inside it, and rank 0's pid and the
+ * finalize count were the same word). */
+_Static_assert(sizeof(seg_hdr) % 64 == 0, "the rank records start on a cache line");
+
 static rank_rec *rec(int r)
 {
-    return (rank_rec *)(void *)((char *)dmpi_shm.base + 64 + (size_t)r * sizeof(rank_rec));
+    return (rank_rec *)(void *)((char *)dmpi_shm.base + sizeof(seg_hdr) +
+                                (size_t)r * sizeof(rank_rec));
 }
 
 static void seg_name(char *buf, size_t n)
@@ -65,7 +71,7 @@ static int map_segment(int rank, int size, size_t *bytes_out)
     seg_name(name, sizeof name);
     uint32_t cells = (uint32_t)dmpi_env_long("DMPI_SHM_RING_CELLS", size <= 16 ? 1024 : 256);
     if (cells < 64 || (cells & (cells - 1))) cells = 1024;
-    size_t hdr = align_up(64 + (size_t)size * sizeof(rank_rec), 4096);
+    size_t hdr = align_up(sizeof(seg_hdr) + (size_t)size * sizeof(rank_rec), 4096);
     size_t ring_bytes = sizeof(dmpi_ring_ctl) + (size_t)cells * DMPI_CELL;
     size_t offers = align_up((size_t)size * size * sizeof(dmpi_pair_ctl), 4096);
     size_t total = hdr + offers + (size_t)size * size * ring_bytes;
@@ -137,6 +143,31 @@ static void setup_rings(int rank, int size)
     }
 }
 
+/* A mask the fixed-size cpu_set_t cannot hold (more than CPU_SETSIZE
+ * processors): take the online processors that fit. */
+static void own_cpus_unknown(cpu_set_t *set)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    CPU_ZERO(set);
+    for (long c = 0; c < n && c < CPU_SETSIZE; c++) CPU_SET((int)c, set);
+}
+
+/* node_cpus: the processors of all ranks' masks together; sharing: the
+ * ranks whose masks meet this rank's, itself included. */
+static void count_cpus(int rank, int size)
+{
+    cpu_set_t all, both;
+    CPU_ZERO(&all);
+    dmpi_shm.sharing = 0;
+    for (int p = 0; p < size; p++) {
+        CPU_OR(&all, &all, &rec(p)->cpus);
+        CPU_AND(&both, &rec(p)->cpus, &rec(rank)->cpus);
+        if (p == rank || CPU_COUNT(&both) > 0) dmpi_shm.sharing++;
+    }
+    dmpi_shm.node_cpus = CPU_COUNT(&all);
+    dmpi_shm.own_cpus = CPU_COUNT(&rec(rank)->cpus);
+}
+
 /* Can this process read peer's memory with a single-copy system call? */
 static int probe_cma(int peer)
 {
@@ -160,7 +191,7 @@ int dmpi_shm_init(int rank, int size)
     seg_hdr *sh = dmpi_shm.base;
     atomic_store(&rec(rank)->heap_ok, dmpi_heap_attach(sh->heap_addr, sh->heap_size));
     if (sched_getaffinity(0, sizeof rec(rank)->cpus, &rec(rank)->cpus) != 0)
-        CPU_ZERO(&rec(rank)->cpus); /* counts as none: the node is taken as oversubscribed */
+        own_cpus_unknown(&rec(rank)->cpus);
     atomic_store(&rec(rank)->pid, (int32_t)getpid());
     if (dmpi_pmi_barrier() != 0) return -EPIPE;
     if (rank == 0) {
@@ -174,10 +205,7 @@ int dmpi_shm_init(int rank, int size)
     atomic_store(&rec(rank)->cma_ok, cma);
     if (dmpi_pmi_barrier() != 0) return -EPIPE;
     dmpi_shm.cma_ok = true;
-    cpu_set_t all;
-    CPU_ZERO(&all);
-    for (int p = 0; p < size; p++) CPU_OR(&all, &all, &rec(p)->cpus);
-    dmpi_shm.node_cpus = CPU_COUNT(&all);
+    count_cpus(rank, size);
     dmpi_shm.pids = calloc((size_t)size, sizeof(pid_t));
     for (int p = 0; p < size; p++) {
         dmpi_shm.pids[p] = atomic_load(&rec(p)->pid);

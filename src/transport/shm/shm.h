@@ -54,6 +54,8 @@ typedef struct dmpi_shm_state {
     int rank, size;
     bool cma_ok;        /* every rank may process_vm_readv/writev the others */
     int node_cpus;      /* processors in the union of the ranks' affinity masks */
+    int own_cpus;       /* processors in this rank's mask */
+    int sharing;        /* ranks whose masks meet this rank's (itself included) */
     pid_t *pids;
     dmpi_ring *out;     /* out[p]: my ring towards p */
     dmpi_ring *in;      /* in[p]: p's ring towards me */
