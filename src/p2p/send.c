@@ -181,7 +181,7 @@ void dmpi_self_send(dmpi_request *r, const void *data)
         u->kind = DMPI_UX_EAGER;
         u->data = malloc(env.len ? env.len : 1);
         if (!u->data) dmpi_protocol_error(dmpi_p2p.me, "out of memory for an unexpected message");
-        memcpy(u->data, data, env.len);
+        if (env.len) memcpy(u->data, data, env.len); /* data may be NULL when empty */
         u->received = env.len;
         u->complete = true;
         dmpi_unexp_add(u);
