@@ -77,19 +77,14 @@ void dmpi_request_init(dmpi_request *r, dmpi_req_kind kind)
  * never freed; waiting on it or freeing it only clears the handle. That
  * saves a request's allocation, reference counts and release on every
  * small MPI_Isend. */
-static dmpi_request done_send;
+static dmpi_request done_send = {
+    .magic = DMPI_MAGIC_REQ,
+    .kind = DMPI_REQ_SEND,
+    .complete = 1,
+    .status = {.MPI_SOURCE = MPI_ANY_SOURCE, .MPI_TAG = MPI_ANY_TAG, .MPI_ERROR = MPI_SUCCESS},
+};
 
-dmpi_request *dmpi_request_completed_send(void)
-{
-    if (done_send.magic != DMPI_MAGIC_REQ) { /* under the library lock */
-        done_send.kind = DMPI_REQ_SEND;
-        dmpi_status_empty(&done_send.status);
-        done_send.status.MPI_ERROR = MPI_SUCCESS;
-        atomic_store(&done_send.complete, 1);
-        done_send.magic = DMPI_MAGIC_REQ;
-    }
-    return &done_send;
-}
+dmpi_request *dmpi_request_completed_send(void) { return &done_send; }
 
 void dmpi_request_teardown(dmpi_request *r)
 {
