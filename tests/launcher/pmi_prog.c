@@ -14,6 +14,8 @@
  *   env NAME...   print NAME=value for each NAME
  *   garbage       send malformed PMI lines first, then run like ok
  *   shm           create /dev/shm/dmpi-$DMPI_JOBID-test, then like ok
+ *   map           print "map RANK MAPPING LOCAL_RANK LOCAL_SIZE", then like ok
+ * In the failure modes the failing rank is $FAIL_RANK (default 1).
  * Every rank first prints "pid RANK PID JOBID" to stderr. */
 #include "pmi.h"
 
@@ -142,6 +144,13 @@ int main(int argc, char **argv)
         exchange();
         if (argc > 2 && rank == 1) raise(SIGKILL);
         finish();
+    } else if (strcmp(mode, "map") == 0) {
+        char map[1024];
+        if (dmpi_pmi_get("PMI_process_mapping", map, sizeof map) != 0) die("get PMI_process_mapping");
+        const char *lr = getenv("DMPI_LOCAL_RANK"), *ls = getenv("DMPI_LOCAL_SIZE");
+        printf("map %d %s %s %s\n", rank, map, lr ? lr : "-", ls ? ls : "-");
+        exchange();
+        finish();
     } else if (strcmp(mode, "sleep") == 0) {
         sleep_forever();
     } else if (strcmp(mode, "finbar") == 0) {
@@ -165,7 +174,8 @@ int main(int argc, char **argv)
     }
     /* failure modes: rank 1 fails, the others wait to be killed */
     if (dmpi_pmi_barrier() != 0) die("barrier");
-    if (rank != 1) sleep_forever();
+    const char *fr = getenv("FAIL_RANK");
+    if (rank != (fr ? atoi(fr) : 1)) sleep_forever();
     usleep(100000);
     if (strcmp(mode, "exit3") == 0) exit(3);
     if (strcmp(mode, "kill") == 0) raise(SIGKILL);

@@ -20,6 +20,7 @@
 
 int mpx_write_all(mpx_job *job, int fd, const char *buf, size_t n)
 {
+    if (job->mode == MPX_MODE_AGENT) return mpx_agent_output(job, fd, buf, n);
     if (fd < 0 || fd > 2 || job->out_dead[fd]) return -1;
     while (n > 0) {
         ssize_t w = write(fd, buf, n);
@@ -162,6 +163,10 @@ void mpx_stdin_close(mpx_job *job)
 
 void mpx_stdin_writable(mpx_job *job)
 {
+    if (job->mode == MPX_MODE_FRONT) { /* to rank 0's agent */
+        mpx_front_stdin(job);
+        return;
+    }
     while (job->stdin_dst >= 0 && job->inoff < job->inlen) {
         ssize_t w = write(job->stdin_dst, job->inbuf + job->inoff, job->inlen - job->inoff);
         if (w > 0) job->inoff += (size_t)w;

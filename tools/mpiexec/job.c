@@ -26,6 +26,7 @@ void mpx_job_fail(mpx_job *job, int status)
     if (!job->failed) {
         job->failed = true;
         job->exit_status = status;
+        if (job->mode == MPX_MODE_AGENT) mpx_agent_fail(job, status); /* mpiexec ends the job */
     }
     mpx_job_kill(job);
 }
@@ -85,6 +86,10 @@ static void rank_exited(mpx_job *job, mpx_rank *r, int st)
 
 void mpx_job_reap(mpx_job *job)
 {
+    if (job->mode == MPX_MODE_FRONT) {
+        mpx_front_reap(job);
+        return;
+    }
     for (;;) {
         int st;
         pid_t pid = waitpid(-1, &st, WNOHANG);
@@ -116,6 +121,7 @@ void mpx_job_reap_others(mpx_job *job, const mpx_rank *skip)
 
 void mpx_job_timers(mpx_job *job, double now)
 {
+    if (job->mode == MPX_MODE_FRONT) mpx_front_timers(job, now);
     if (job->abort_pending &&
         (job->phase != MPX_RUNNING || job->live == 0 || now - job->abort_time >= MPX_ABORT_GRACE)) {
         job->abort_pending = false;
@@ -152,7 +158,7 @@ void mpx_job_timers(mpx_job *job, double now)
 
 double mpx_job_next_timer(mpx_job *job, double now)
 {
-    double t = -1;
+    double t = job->mode == MPX_MODE_FRONT ? mpx_front_next_timer(job, now) : -1;
 #define CONSIDER(when) do { double d_ = (when) - now; if (d_ < 0) d_ = 0; if (t < 0 || d_ < t) t = d_; } while (0)
     if (job->phase == MPX_RUNNING && job->deadline > 0) CONSIDER(job->deadline);
     if (job->abort_pending) CONSIDER(job->abort_time + MPX_ABORT_GRACE);
@@ -168,6 +174,7 @@ double mpx_job_next_timer(mpx_job *job, double now)
 
 bool mpx_job_done(mpx_job *job, double now)
 {
+    if (job->mode == MPX_MODE_FRONT) return mpx_front_done(job, now);
     if (job->live > 0) {
         if (!job->sigkill_sent || now - job->kill_time < MPX_REAP_GRACE) return false;
         mpx_log("%d rank(s) did not exit %g s after SIGKILL; giving up on them", job->live, MPX_REAP_GRACE);

@@ -1,9 +1,8 @@
 /* The local bootstrap: forks and execs every rank on this node. Each rank
  * gets pipes for stdout/stderr, a socketpair for PMI (PMI_FD), stdin from
  * mpiexec (rank 0) or /dev/null, one process group for the whole job, and
- * PR_SET_PDEATHSIG so it dies with mpiexec. Remote bootstraps (ssh, slurm)
- * will implement the same mpx_bootstrap operations by starting a proxy per
- * node that runs this same code there. */
+ * PR_SET_PDEATHSIG so it dies with mpiexec. On many hosts each agent
+ * (agent.c) runs this same code for its host's ranks. */
 #include "mpiexec.h"
 
 #include <errno.h>
@@ -59,7 +58,7 @@ static void preload_malloc(void)
 static void exec_rank(mpx_job *job, mpx_rank *r, pid_t parent, int in_fd, int out_fd, int err_fd, int pmi_fd)
 {
     mpx_child_restore();
-    (void)setpgid(0, r->rank == 0 ? 0 : job->pgid); /* on failure it is killed rank by rank */
+    (void)setpgid(0, r == job->ranks ? 0 : job->pgid); /* on failure it is killed rank by rank */
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent) _exit(1); /* mpiexec died before prctl took effect */
 
@@ -73,11 +72,11 @@ static void exec_rank(mpx_job *job, mpx_rank *r, pid_t parent, int in_fd, int ou
     unsetenv("PMI_ID");
     setenv_int("PMI_FD", pmi_fd);
     setenv_int("PMI_RANK", r->rank);
-    setenv_int("PMI_SIZE", job->n);
+    setenv_int("PMI_SIZE", job->size);
     setenv("DMPI_JOBID", job->jobid, 1);
-    setenv_int("DMPI_LOCAL_RANK", r->rank);
+    setenv_int("DMPI_LOCAL_RANK", (int)(r - job->ranks));
     setenv_int("DMPI_LOCAL_SIZE", job->n);
-    setenv_int("MPI_LOCALRANKID", r->rank);
+    setenv_int("MPI_LOCALRANKID", (int)(r - job->ranks));
     setenv_int("MPI_LOCALNRANKS", job->n);
     preload_malloc();
 
@@ -103,7 +102,7 @@ static int start_rank(mpx_job *job, mpx_rank *r, int devnull)
     }
     if (pid == 0) exec_rank(job, r, parent, r->rank == 0 ? in[0] : devnull, out[1], err[1], sv[1]);
 
-    if (r->rank == 0) job->pgid = pid;
+    if (r == job->ranks) job->pgid = pid;
     (void)setpgid(pid, job->pgid); /* also here, so the group exists before we signal it */
     r->pid = pid;
     job->live++;
@@ -116,9 +115,10 @@ static int start_rank(mpx_job *job, mpx_rank *r, int devnull)
     mpx_set_nonblock(out[0]);
     mpx_set_nonblock(err[0]);
     mpx_set_nonblock(sv[0]);
-    if (mpx_loop_add(sv[0], MPX_EV_PMI, r->rank, true, false) != 0 ||
-        mpx_loop_add(out[0], MPX_EV_OUT, 2 * r->rank, true, false) != 0 ||
-        mpx_loop_add(err[0], MPX_EV_OUT, 2 * r->rank + 1, true, false) != 0) {
+    int idx = (int)(r - job->ranks);
+    if (mpx_loop_add(sv[0], MPX_EV_PMI, idx, true, false) != 0 ||
+        mpx_loop_add(out[0], MPX_EV_OUT, 2 * idx, true, false) != 0 ||
+        mpx_loop_add(err[0], MPX_EV_OUT, 2 * idx + 1, true, false) != 0) {
         mpx_log("cannot watch the pipes of rank %d: %s", r->rank, strerror(errno));
         return -1; /* the rank runs; the job is failed and killed by the caller */
     }
@@ -126,7 +126,7 @@ static int start_rank(mpx_job *job, mpx_rank *r, int devnull)
         close(in[0]);
         job->stdin_dst = in[1];
         mpx_set_nonblock(in[1]);
-        job->stdin_src = 0;
+        job->stdin_src = job->mode == MPX_MODE_LOCAL ? 0 : -1; /* an agent's comes from mpiexec */
     }
     return 0;
 

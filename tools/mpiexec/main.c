@@ -1,5 +1,6 @@
-/* mpiexec: starts an MPI job on this node and serves it until every rank
- * is gone. This file holds main(), the signal set-up (a self-pipe wakes the
+/* mpiexec: starts an MPI job on this node (or, with hosts, one agent per
+ * host: front.c, agent.c) and serves it until every rank is gone. This file
+ * holds main(), the signal set-up (a self-pipe wakes the
  * loop for SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGTSTP) and the single epoll
  * loop that drives PMI service, output forwarding and job control (epoll,
  * not poll: the cost of an event must not grow with the number of ranks). */
@@ -228,6 +229,15 @@ static void dispatch(mpx_job *job, uint32_t events, uint64_t data)
         if (s->fd >= 0) mpx_stream_readable(job, r, s);
         break;
     }
+    case MPX_EV_LISTEN:
+    case MPX_EV_AGENT:
+    case MPX_EV_PENDING:
+    case MPX_EV_LAUNCHER:
+        mpx_front_event(job, kind, idx, events);
+        break;
+    case MPX_EV_UPLINK:
+        mpx_agent_event(job, events);
+        break;
     }
 }
 
@@ -236,6 +246,7 @@ static void event_loop(mpx_job *job)
     struct epoll_event evs[256];
     for (;;) {
         handle_signals(job);
+        if (job->mode == MPX_MODE_AGENT) mpx_agent_tick(job);
         double now = mpx_now();
         mpx_job_timers(job, now);
         if (mpx_job_done(job, now)) break;
@@ -256,9 +267,60 @@ static void event_loop(mpx_job *job)
     }
 }
 
+int mpx_main_loop(mpx_job *job)
+{
+    if (raise_fd_limit(job->n) != 0) return 1;
+    if (setup_signals() != 0) {
+        mpx_log("cannot set up signal handling: %s", strerror(errno));
+        return 1;
+    }
+    epfd = epoll_create1(EPOLL_CLOEXEC);
+    if (epfd < 0 || mpx_loop_add(sigpipe_fd[0], MPX_EV_SIG, 0, true, false) != 0) {
+        mpx_log("cannot set up the event loop: %s", strerror(errno));
+        return 1;
+    }
+    mpx_pmi_setup(job);
+
+    if (job->boot->launch(job) != 0) {
+        for (int i = 0; i < job->n && job->mode != MPX_MODE_FRONT; i++) {
+            if (job->ranks[i].pid == 0) {
+                job->ranks[i].reaped = true;
+                mpx_pmi_gone(job, &job->ranks[i]);
+            }
+        }
+        mpx_job_fail(job, 1);
+    }
+    if (job->live == 0) job->drain_start = mpx_now();
+    if (job->opts->timeout > 0) job->deadline = mpx_now() + job->opts->timeout;
+
+    event_loop(job);
+
+    for (int i = 0; i < job->n; i++) {
+        mpx_rank *r = &job->ranks[i];
+        for (int k = 0; k < 2; k++)
+            if (r->out[k].fd >= 0 || r->out[k].len > 0) mpx_stream_finish(job, r, &r->out[k]);
+        if (r->pmi_fd >= 0) close(r->pmi_fd);
+        free(r->rd);
+        free(r->obuf);
+        r->rd = NULL;
+        r->obuf = NULL;
+    }
+    mpx_stdin_close(job);
+    if (job->mode == MPX_MODE_FRONT) mpx_front_finish(job);
+    mpx_job_cleanup_shm(job->jobid);
+    mpx_kvs_free(job->kvs);
+    job->kvs = NULL;
+    free(job->inbuf);
+    job->inbuf = NULL;
+    close(epfd);
+    epfd = -1;
+    return job->failed ? job->exit_status : 0;
+}
+
 int main(int argc, char **argv)
 {
     ensure_std_fds();
+    if (argc > 1 && strcmp(argv[1], "--agent") == 0) return mpx_agent_main(argc, argv);
     mpx_opts opts;
     int rc = mpx_parse_options(argc, argv, &opts);
     if (rc != 0) {
@@ -269,8 +331,9 @@ int main(int argc, char **argv)
     mpx_job job;
     memset(&job, 0, sizeof job);
     job.opts = &opts;
-    job.boot = &mpx_bootstrap_local;
-    job.n = opts.np;
+    job.mode = opts.nhosts > 0 ? MPX_MODE_FRONT : MPX_MODE_LOCAL;
+    job.boot = job.mode == MPX_MODE_FRONT ? &mpx_bootstrap_remote : &mpx_bootstrap_local;
+    job.n = job.size = opts.np;
     job.stdin_src = job.stdin_dst = -1;
     job.ranks = calloc((size_t)job.n, sizeof *job.ranks);
     if (job.ranks == NULL) {
@@ -283,46 +346,10 @@ int main(int argc, char **argv)
     }
     mpx_random_hex(job.jobid, 16);
 
-    if (raise_fd_limit(job.n) != 0) return 1;
-    if (setup_signals() != 0) {
-        mpx_log("cannot set up signal handling: %s", strerror(errno));
-        return 1;
-    }
-    epfd = epoll_create1(EPOLL_CLOEXEC);
-    if (epfd < 0 || mpx_loop_add(sigpipe_fd[0], MPX_EV_SIG, 0, true, false) != 0) {
-        mpx_log("cannot set up the event loop: %s", strerror(errno));
-        return 1;
-    }
-    mpx_pmi_setup(&job);
-
-    if (job.boot->launch(&job) != 0) {
-        for (int i = 0; i < job.n; i++) {
-            if (job.ranks[i].pid == 0) {
-                job.ranks[i].reaped = true;
-                mpx_pmi_gone(&job, &job.ranks[i]);
-            }
-        }
-        mpx_job_fail(&job, 1);
-    }
-    if (job.live == 0) job.drain_start = mpx_now();
-    if (opts.timeout > 0) job.deadline = mpx_now() + opts.timeout;
-
-    event_loop(&job);
-
-    for (int i = 0; i < job.n; i++) {
-        mpx_rank *r = &job.ranks[i];
-        for (int k = 0; k < 2; k++)
-            if (r->out[k].fd >= 0 || r->out[k].len > 0) mpx_stream_finish(&job, r, &r->out[k]);
-        if (r->pmi_fd >= 0) close(r->pmi_fd);
-        free(r->rd);
-        free(r->obuf);
-    }
-    mpx_stdin_close(&job);
-    mpx_job_cleanup_shm(job.jobid);
-    mpx_kvs_free(job.kvs);
+    rc = job.mode == MPX_MODE_FRONT ? mpx_front_init(&job) : 0;
+    if (rc == 0) rc = mpx_main_loop(&job);
     free(job.ranks);
-    free(job.inbuf);
+    free(job.mapping);
     mpx_free_options(&opts);
-    close(epfd);
-    return job.failed ? job.exit_status : 0;
+    return rc;
 }

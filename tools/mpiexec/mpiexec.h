@@ -1,9 +1,12 @@
 /* mpiexec internals: the job and rank records shared by the launcher's
  * parts. main.c runs the event loop; options.c parses the command line;
- * launch.c starts ranks (the local bootstrap; ssh/slurm bootstraps will sit
- * beside it behind mpx_bootstrap); pmi_server.c + kvs.c serve PMI-1;
- * iofwd.c forwards stdout/stderr line by line and stdin to rank 0; job.c
- * decides failures, kills, reaps and cleans /dev/shm. One thread. */
+ * hosts.c reads host lists and hostfiles and places the ranks; launch.c
+ * starts ranks on this node (the local bootstrap); front.c starts one agent
+ * per host (the remote bootstrap) and agent.c is that agent (mpiexec
+ * --agent), which runs the local bootstrap on its host; net.c is the TCP
+ * framing between them; pmi_server.c + kvs.c serve PMI-1; iofwd.c forwards
+ * stdout/stderr line by line and stdin to rank 0; job.c decides failures,
+ * kills, reaps and cleans /dev/shm. One thread. */
 #ifndef MPX_MPIEXEC_H
 #define MPX_MPIEXEC_H
 
@@ -20,6 +23,9 @@
 #define MPX_DRAIN_GRACE 1.0    /* after the last exit, wait this long for output EOF */
 #define MPX_REAP_GRACE 5.0     /* after SIGKILL, give up waiting for exits after this */
 #define MPX_ABORT_GRACE 0.2    /* an abort waits this long for a peer's death to report instead */
+#define MPX_AGENT_TIMEOUT 20.0 /* default: an agent must connect back within this */
+#define MPX_AGENT_GRACE 3.0    /* after the job is killed, wait this long for agents to finish */
+#define MPX_DEFAULT_LAUNCHER "ssh -x -o BatchMode=yes"
 
 /* exit statuses of mpiexec itself */
 enum {
@@ -35,8 +41,21 @@ typedef struct mpx_env {
     char *value; /* NULL: pass mpiexec's own value (-x NAME) */
 } mpx_env;
 
+typedef struct mpx_host {
+    char *name;
+    int slots;        /* 0: not given */
+} mpx_host;
+
 typedef struct mpx_opts {
     int np;
+    bool np_given;
+    mpx_host *hosts;  /* -hosts / --hostfile entries, duplicates merged */
+    int nhosts;
+    int ppn;          /* -ppn, 0 none */
+    bool oversubscribe;
+    char *launcher;   /* --launcher-exec, NULL: MPX_DEFAULT_LAUNCHER */
+    char *iface;      /* -iface */
+    double agent_timeout;
     bool label;       /* -l: prefix output lines with "[rank] " */
     double timeout;   /* seconds, 0 = none */
     mpx_env *env;
@@ -49,6 +68,17 @@ typedef struct mpx_opts {
  * status, after a message on stderr. */
 int mpx_parse_options(int argc, char **argv, mpx_opts *o);
 void mpx_free_options(mpx_opts *o);
+
+/* hosts.c. Host lists: "h1,h2:4". 0, or an exit status after a message. */
+int mpx_hosts_add_list(mpx_opts *o, const char *list);
+int mpx_hosts_read_file(mpx_opts *o, const char *path);
+void mpx_hosts_free(mpx_opts *o);
+/* Block placement of o->np ranks: count[i] ranks on host i (host order,
+ * consecutive ranks). 0, or an exit status after a message. */
+int mpx_hosts_place(const mpx_opts *o, int *count);
+/* PMI_process_mapping for nodes 0..nnodes-1 holding count[k] consecutive
+ * ranks each (malloc'ed). */
+char *mpx_hosts_mapping(const int *count, int nnodes);
 
 /* ------------------------------------------------------- ranks, job */
 typedef struct mpx_stream {  /* one forwarded output stream of a rank */
@@ -79,11 +109,19 @@ typedef struct mpx_rank {
 
 enum { MPX_RUNNING, MPX_KILLING, MPX_DRAINING };
 
+enum { MPX_MODE_LOCAL, MPX_MODE_FRONT, MPX_MODE_AGENT };
+
 typedef struct mpx_job {
     mpx_opts *opts;
     const struct mpx_bootstrap *boot;
-    int n;
+    int mode;                /* MPX_MODE_*: one node, mpiexec with agents, an agent */
+    int n;                   /* rank records here: every rank, or an agent's own */
+    int size;                /* ranks in the job (PMI_SIZE) */
     mpx_rank *ranks;
+    char *mapping;           /* PMI_process_mapping, NULL: all on one node */
+    const char *host;        /* agent: its host's name */
+    struct mpx_front *front; /* front: agents */
+    struct mpx_agent *agent; /* agent: the link to mpiexec */
     char jobid[17];
     char kvsname[32];
     pid_t pgid;
@@ -124,6 +162,31 @@ typedef struct mpx_bootstrap {
 } mpx_bootstrap;
 
 extern const mpx_bootstrap mpx_bootstrap_local;
+extern const mpx_bootstrap mpx_bootstrap_remote; /* front.c */
+
+/* front.c: mpiexec's side of a job on hosts */
+int mpx_front_init(mpx_job *job);   /* placement, listening socket; exit status or 0 */
+void mpx_front_event(mpx_job *job, int kind, int idx, unsigned events);
+void mpx_front_reap(mpx_job *job);
+void mpx_front_timers(mpx_job *job, double now);
+double mpx_front_next_timer(mpx_job *job, double now);
+bool mpx_front_done(mpx_job *job, double now);
+void mpx_front_barrier_out(mpx_job *job, int rc);
+void mpx_front_stdin(mpx_job *job);  /* inbuf holds data (or stdin_eof): send it */
+void mpx_front_finish(mpx_job *job); /* after the loop: stop launchers, free */
+
+/* agent.c: mpiexec --agent */
+int mpx_agent_main(int argc, char **argv);
+void mpx_agent_event(mpx_job *job, unsigned events);
+void mpx_agent_tick(mpx_job *job);  /* once per loop turn: stdin acks */
+void mpx_agent_put(mpx_job *job, const char *key, const char *val);
+void mpx_agent_barrier_in(mpx_job *job, const mpx_rank *r);
+void mpx_agent_gone(mpx_job *job, const mpx_rank *r);
+void mpx_agent_fail(mpx_job *job, int status);
+int mpx_agent_output(mpx_job *job, int dest, const char *buf, size_t n);
+/* the log line of an agent goes to mpiexec (set while connected) */
+extern struct mpx_agent *mpx_log_agent;
+void mpx_agent_log(const char *line, size_t len);
 
 /* --------------------------------------------------------- modules */
 /* pmi_server.c */
@@ -133,6 +196,7 @@ void mpx_pmi_writable(mpx_job *job, mpx_rank *r);   /* flush replies */
 void mpx_pmi_check_barrier(mpx_job *job);
 void mpx_pmi_close(mpx_job *job, mpx_rank *r);
 void mpx_pmi_gone(mpx_job *job, mpx_rank *r);      /* finalized, exited or hung up */
+void mpx_pmi_barrier_done(mpx_job *job, int rc);    /* agent: answer the ranks in the barrier */
 
 /* kvs.c */
 struct mpx_kvs *mpx_kvs_new(void);
@@ -177,12 +241,14 @@ void mpx_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* main.c: the event loop's watch list (epoll). A watched fd is unwatched
  * with mpx_loop_del before it is closed. */
-enum { MPX_EV_SIG, MPX_EV_STDIN, MPX_EV_STDIN_DST, MPX_EV_PMI, MPX_EV_OUT };
+enum { MPX_EV_SIG, MPX_EV_STDIN, MPX_EV_STDIN_DST, MPX_EV_PMI, MPX_EV_OUT,
+       MPX_EV_LISTEN, MPX_EV_AGENT, MPX_EV_PENDING, MPX_EV_LAUNCHER, MPX_EV_UPLINK };
 int mpx_loop_add(int fd, int kind, int idx, bool in, bool out);
 int mpx_loop_mod(int fd, int kind, int idx, bool in, bool out);
 void mpx_loop_del(int fd);
 
 extern volatile sig_atomic_t mpx_pending_signal; /* SIGINT/TERM/HUP received, 0 none */
 void mpx_child_restore(void); /* in a forked rank: signals and limits as mpiexec found them */
+int mpx_main_loop(mpx_job *job); /* sets up signals and epoll, launches, runs the loop */
 
 #endif

@@ -19,7 +19,7 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "Usage: mpiexec [options] program [args...]\n"
-            "Starts an MPI job of N processes of program on this node.\n"
+            "Starts an MPI job of N processes of program on this node, or on hosts.\n"
             "\n"
             "Options:\n"
             "  -n N, -np N          number of processes (1 to %d; default 1)\n"
@@ -29,6 +29,17 @@ static void usage(FILE *f)
             "  -l, --label          prefix each output line with \"[rank] \"\n"
             "  --timeout SECONDS    kill the job after SECONDS (exit status %d);\n"
             "                       default from $MPIEXEC_TIMEOUT\n"
+            "Many hosts (one agent per host, started through the launcher):\n"
+            "  -hosts H1,H2:N       hosts, optionally with slot counts (also -host, --host)\n"
+            "  -f, --hostfile FILE  hosts from FILE: HOST, HOST:N or HOST slots=N per line\n"
+            "  -ppn N               N processes per host\n"
+            "  --oversubscribe      allow more processes than slots\n"
+            "  --launcher-exec CMD  start agents with 'CMD HOST command...'\n"
+            "                       (default: " MPX_DEFAULT_LAUNCHER ")\n"
+            "  -iface NAME          agents call back to the address of interface NAME;\n"
+            "                       also sets DMPI_OFI_IFACE=NAME in the processes\n"
+            "  --agent-timeout S    an agent must connect back within S seconds (default\n"
+            "                       %g, or $MPIEXEC_AGENT_TIMEOUT)\n"
             "  -h, --help           show this help\n"
             "  --version            show the version\n"
             "  --                   end of options\n"
@@ -40,7 +51,7 @@ static void usage(FILE *f)
             "mpiexec exits with that process's status (128+N for signal N).\n"
             "Exit statuses of mpiexec itself: %d bad usage, %d program not executable,\n"
             "%d program not found, %d timeout, 128+N when killed by signal N.\n",
-            MPX_MAX_PROCS, MPX_EXIT_TIMEOUT, MPX_EXIT_USAGE, MPX_EXIT_NOEXEC, MPX_EXIT_NOTFOUND,
+            MPX_MAX_PROCS, MPX_EXIT_TIMEOUT, MPX_AGENT_TIMEOUT, MPX_EXIT_USAGE, MPX_EXIT_NOEXEC, MPX_EXIT_NOTFOUND,
             MPX_EXIT_TIMEOUT);
 }
 
@@ -193,6 +204,7 @@ int mpx_parse_options(int argc, char **argv, mpx_opts *o)
                 return MPX_EXIT_USAGE;
             }
             o->np = n;
+            o->np_given = true;
         } else if (is("-env", a, alen) || is("-genv", a, alen) || is("--env", a, alen) || is("--genv", a, alen)) {
             if (eq || i + 2 >= argc) return bad("option %s needs NAME VALUE", a);
             const char *name = argv[i + 1], *value = argv[i + 2];
@@ -221,15 +233,63 @@ int mpx_parse_options(int argc, char **argv, mpx_opts *o)
             if (parse_timeout(v, &o->timeout) != 0) return bad("bad timeout '%s' (want seconds > 0)", v);
             timeout_given = true;
         } else if (is("-host", a, alen) || is("-hosts", a, alen) || is("--host", a, alen) ||
-                   is("--hosts", a, alen) || is("-f", a, alen) || is("--hostfile", a, alen) ||
-                   is("-hostfile", a, alen) || is("-machinefile", a, alen)) {
-            return bad("option %s: launching on several nodes is not supported yet", a);
+                   is("--hosts", a, alen)) {
+            const char *v = opt_value(argc, argv, &i, eq);
+            if (v == NULL) return bad("option %s needs a host list", a);
+            int rc = mpx_hosts_add_list(o, v);
+            if (rc) return rc;
+        } else if (is("-f", a, alen) || is("--hostfile", a, alen) || is("-hostfile", a, alen) ||
+                   is("-machinefile", a, alen) || is("--machinefile", a, alen)) {
+            const char *v = opt_value(argc, argv, &i, eq);
+            if (v == NULL) return bad("option %s needs a file name", a);
+            int rc = mpx_hosts_read_file(o, v);
+            if (rc) return rc;
+        } else if (is("-ppn", a, alen) || is("--ppn", a, alen)) {
+            const char *v = opt_value(argc, argv, &i, eq);
+            int n;
+            if (v == NULL) return bad("option %s needs a number of processes", a);
+            if (dmpi_pmi_parse_int(v, &n) != 0 || n < 1 || n > MPX_MAX_PROCS)
+                return bad("bad processes per host '%s'", v);
+            o->ppn = n;
+        } else if (is("--oversubscribe", a, alen) || is("-oversubscribe", a, alen)) {
+            if (eq) return bad("option %s takes no value", a);
+            o->oversubscribe = true;
+        } else if (is("--launcher-exec", a, alen) || is("-launcher-exec", a, alen)) {
+            const char *v = opt_value(argc, argv, &i, eq);
+            if (v == NULL || strspn(v, " \t") == strlen(v)) return bad("option %s needs a command", a);
+            free(o->launcher);
+            o->launcher = strdup(v);
+        } else if (is("-iface", a, alen) || is("--iface", a, alen)) {
+            const char *v = opt_value(argc, argv, &i, eq);
+            if (v == NULL || v[0] == '\0') return bad("option %s needs an interface name", a);
+            free(o->iface);
+            o->iface = strdup(v);
+        } else if (is("--agent-timeout", a, alen) || is("-agent-timeout", a, alen)) {
+            const char *v = opt_value(argc, argv, &i, eq);
+            if (v == NULL) return bad("option %s needs a number of seconds", a);
+            if (parse_timeout(v, &o->agent_timeout) != 0) return bad("bad agent timeout '%s' (want seconds > 0)", v);
         } else {
             return bad("unknown option '%s'", a);
         }
     }
     if (i >= argc) return bad("no program given");
     o->argv = argv + i;
+    if (o->nhosts == 0 && (o->ppn || o->oversubscribe || o->launcher || o->iface))
+        return bad("-ppn, --oversubscribe, --launcher-exec and -iface need hosts (-hosts or --hostfile)");
+    if (o->nhosts > 0 && !o->np_given) { /* every slot, else one process per host */
+        long n = 0;
+        for (int h = 0; h < o->nhosts; h++) n += o->ppn ? o->ppn : o->hosts[h].slots ? o->hosts[h].slots : 1;
+        o->np = n > MPX_MAX_PROCS ? MPX_MAX_PROCS : (int)n;
+    }
+    if (o->iface) add_env(o, "DMPI_OFI_IFACE", o->iface);
+    if (o->agent_timeout == 0) {
+        const char *t = getenv("MPIEXEC_AGENT_TIMEOUT");
+        o->agent_timeout = MPX_AGENT_TIMEOUT;
+        if (t && t[0] && parse_timeout(t, &o->agent_timeout) != 0) {
+            fprintf(stderr, "mpiexec: bad MPIEXEC_AGENT_TIMEOUT '%s' (want seconds > 0)\n", t);
+            return MPX_EXIT_USAGE;
+        }
+    }
 
     if (!timeout_given) {
         const char *t = getenv("MPIEXEC_TIMEOUT");
@@ -249,5 +309,8 @@ void mpx_free_options(mpx_opts *o)
     }
     free(o->env);
     free(o->prog_path);
+    free(o->launcher);
+    free(o->iface);
+    mpx_hosts_free(o);
     memset(o, 0, sizeof *o);
 }

@@ -45,13 +45,13 @@ void mpx_pmi_gone(mpx_job *job, mpx_rank *r)
     if (!r->gone) {
         r->gone = true;
         job->gone++;
+        if (job->mode == MPX_MODE_AGENT) mpx_agent_gone(job, r); /* mpiexec runs the barrier */
     }
     mpx_pmi_check_barrier(job);
 }
 
 void mpx_pmi_writable(mpx_job *job, mpx_rank *r)
 {
-    (void)job;
     while (r->pmi_fd >= 0 && r->ooff < r->olen) {
         ssize_t w = send(r->pmi_fd, r->obuf + r->ooff, r->olen - r->ooff, MSG_NOSIGNAL);
         if (w > 0) {
@@ -61,7 +61,7 @@ void mpx_pmi_writable(mpx_job *job, mpx_rank *r)
         } else if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
             if (!r->want_out) { /* wake us when the socket drains */
                 r->want_out = true;
-                mpx_loop_mod(r->pmi_fd, MPX_EV_PMI, r->rank, true, true);
+                mpx_loop_mod(r->pmi_fd, MPX_EV_PMI, (int)(r - job->ranks), true, true);
             }
             return;
         } else {
@@ -72,7 +72,7 @@ void mpx_pmi_writable(mpx_job *job, mpx_rank *r)
     r->ooff = r->olen = 0;
     if (r->want_out && r->pmi_fd >= 0) {
         r->want_out = false;
-        mpx_loop_mod(r->pmi_fd, MPX_EV_PMI, r->rank, true, false);
+        mpx_loop_mod(r->pmi_fd, MPX_EV_PMI, (int)(r - job->ranks), true, false);
     }
 }
 
@@ -117,9 +117,24 @@ static void reply_ok(mpx_job *job, mpx_rank *r, const char *cmd)
     reply(job, r);
 }
 
+/* Across hosts mpiexec (the front) keeps every rank's barrier state from
+ * its agents' reports and sends the outcome to every agent, which answers
+ * its own ranks (mpx_pmi_barrier_done). */
+void mpx_pmi_barrier_done(mpx_job *job, int rc)
+{
+    for (int i = 0; i < job->n; i++) {
+        mpx_rank *r = &job->ranks[i];
+        if (!r->in_barrier) continue;
+        r->in_barrier = false;
+        if (rc == 0) reply_ok(job, r, "barrier_out");
+        else reply_error(job, r, "barrier_out", "a_rank_left_before_the_barrier");
+    }
+    job->barrier_count = 0;
+}
+
 void mpx_pmi_check_barrier(mpx_job *job)
 {
-    if (job->barrier_count == 0) return;
+    if (job->barrier_count == 0 || job->mode == MPX_MODE_AGENT) return;
     int rc = 0;
     if (job->barrier_count < job->n) {
         if (job->gone == 0) return;
@@ -130,14 +145,13 @@ void mpx_pmi_check_barrier(mpx_job *job)
         }
         if (rc == 0) return;
     }
-    for (int i = 0; i < job->n; i++) {
-        mpx_rank *r = &job->ranks[i];
-        if (!r->in_barrier) continue;
-        r->in_barrier = false;
-        if (rc == 0) reply_ok(job, r, "barrier_out");
-        else reply_error(job, r, "barrier_out", "a_rank_left_before_the_barrier");
+    if (job->mode == MPX_MODE_FRONT) {
+        for (int i = 0; i < job->n; i++) job->ranks[i].in_barrier = false;
+        job->barrier_count = 0;
+        mpx_front_barrier_out(job, rc);
+        return;
     }
-    job->barrier_count = 0;
+    mpx_pmi_barrier_done(job, rc);
 }
 
 static bool kvsname_ok(mpx_job *job, const dmpi_pmi_msg *m)
@@ -161,7 +175,9 @@ static void do_get(mpx_job *job, mpx_rank *r, const dmpi_pmi_msg *m)
     }
     char mapping[64];
     const char *val = NULL;
-    if (strcmp(key, "PMI_process_mapping") == 0) {
+    if (strcmp(key, "PMI_process_mapping") == 0 && job->mapping) {
+        val = job->mapping;
+    } else if (strcmp(key, "PMI_process_mapping") == 0) {
         /* one node holding all ranks, in MPICH's vector notation */
         snprintf(mapping, sizeof mapping, "(vector,(0,1,%d))", job->n);
         val = mapping;
@@ -189,8 +205,12 @@ static void do_put(mpx_job *job, mpx_rank *r, const dmpi_pmi_msg *m)
                       : val == NULL || strlen(val) > DMPI_PMI_VALLEN_MAX ? "bad_value"
                       : mpx_kvs_put(job->kvs, key, val) != 0 ? "kvs_full"
                                                              : NULL;
-    if (err) reply_error(job, r, "put_result", err);
-    else reply_ok(job, r, "put_result");
+    if (err) {
+        reply_error(job, r, "put_result", err);
+        return;
+    }
+    if (job->mode == MPX_MODE_AGENT) mpx_agent_put(job, key, val); /* for the other hosts */
+    reply_ok(job, r, "put_result");
 }
 
 static void do_abort(mpx_job *job, mpx_rank *r, const dmpi_pmi_msg *m)
@@ -251,7 +271,7 @@ static void handle(mpx_job *job, mpx_rank *r, char *text, size_t len)
     } else if (strcmp(c, "get_universe_size") == 0) {
         dmpi_pmi_line_begin(&line, "universe_size");
         dmpi_pmi_line_int(&line, "rc", 0);
-        dmpi_pmi_line_int(&line, "size", job->n);
+        dmpi_pmi_line_int(&line, "size", job->size);
         reply(job, r);
     } else if (strcmp(c, "get_my_kvsname") == 0) {
         dmpi_pmi_line_begin(&line, "my_kvsname");
@@ -269,6 +289,7 @@ static void handle(mpx_job *job, mpx_rank *r, char *text, size_t len)
         }
         r->in_barrier = true;
         job->barrier_count++;
+        if (job->mode == MPX_MODE_AGENT) mpx_agent_barrier_in(job, r);
         mpx_pmi_check_barrier(job);
     } else if (strcmp(c, "finalize") == 0) {
         r->finalized = true;

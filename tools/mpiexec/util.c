@@ -129,6 +129,11 @@ void mpx_log(const char *fmt, ...)
     va_end(ap);
     size_t len = (size_t)n + (m < 0 ? 0 : (size_t)m);
     if (len > sizeof buf - 2) len = sizeof buf - 2;
+    if (mpx_log_agent) { /* an agent's messages go to mpiexec */
+        buf[len] = '\0';
+        mpx_agent_log(buf + n, len - (size_t)n);
+        return;
+    }
     buf[len++] = '\n';
     const char *p = buf;
     while (len > 0) { /* one write in practice: lines from ranks never interleave with it */

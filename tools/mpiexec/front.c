@@ -1,0 +1,806 @@
+/* mpiexec's side of a job on hosts (the remote bootstrap): places the
+ * ranks, listens on one TCP port, starts one agent per host through the
+ * launcher ("CMD HOST /path/mpiexec --agent --connect ADDR:PORT --key KEY
+ * --host-index I", every word free of shell metacharacters so that ssh,
+ * which joins them for a remote shell, and "ip netns exec", which does not,
+ * both work), admits each agent's one connection when it presents the job's
+ * random key, and then relays: output to our stdout/stderr, stdin to rank
+ * 0's agent, puts and barriers (mpiexec holds every rank's barrier state;
+ * the puts made before a barrier go to every agent with its end), failures
+ * (the first one sets the exit status and kills the job everywhere). */
+#include "mpiexec.h"
+#include "net.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define MAX_PENDING 16     /* unauthenticated connections at a time */
+#define ERRBUF_MAX 4096    /* launcher messages kept for an error report */
+
+extern char **environ;
+
+typedef struct agent {
+    const char *host;
+    int first, count;      /* its ranks */
+    pid_t pid;             /* the launcher, 0 none */
+    bool reaped;
+    int wstatus;
+    int errfd;             /* launcher's stdout+stderr, -1 closed */
+    mpx_buf errbuf;        /* held back until the agent connects */
+    int fd;                /* the agent's connection, -1 none */
+    mpx_buf in, out;       /* out holds the job frame until the agent connects */
+    bool connected, done, want_out, ended;
+} agent;
+
+typedef struct pending {
+    int fd;                /* -1: free slot */
+    char buf[MPX_HELLO_MAX];
+    size_t len;
+    char peer[64];
+} pending;
+
+struct mpx_front {
+    agent *a;
+    int na;
+    int lfd, port;
+    char addr[64], key[33];
+    pending pend[MAX_PENDING];
+    double start;          /* launchers started at */
+    char **dkey, **dval;   /* puts since the last barrier */
+    int nd, dcap;
+    bool in_sent;          /* a stdin chunk awaits its ack */
+    char **lcmd;           /* the launcher command split in words */
+    int nlcmd;
+    char exe[4096];
+};
+
+/* ------------------------------------------------------------ helpers */
+
+static void agent_flush(mpx_job *job, agent *a);
+
+static void send_frame_end(mpx_job *job, agent *a)
+{
+    mpx_frame_end(&a->out);
+    if (a->connected) agent_flush(job, a);
+}
+
+static void agent_close(mpx_job *job, agent *a)
+{
+    if (a->fd >= 0) {
+        mpx_loop_del(a->fd);
+        close(a->fd);
+        a->fd = -1;
+    }
+    (void)job;
+}
+
+/* The agent is out of the job: its ranks can no longer enter a barrier. */
+static void agent_end(mpx_job *job, agent *a)
+{
+    if (a->ended) return;
+    a->ended = true;
+    agent_close(job, a);
+    job->live--;
+    if (job->live == 0) job->drain_start = mpx_now();
+    if (a->first == 0) mpx_stdin_close(job);
+    for (int r = a->first; r < a->first + a->count; r++) mpx_pmi_gone(job, &job->ranks[r]);
+}
+
+static void kill_launcher(agent *a, int sig)
+{
+    if (a->pid > 0 && !a->reaped) {
+        kill(-a->pid, sig);
+        kill(a->pid, sig);
+    }
+}
+
+static void flush_errbuf(mpx_job *job, agent *a)
+{
+    if (a->errbuf.len > a->errbuf.off) mpx_write_all(job, 2, a->errbuf.p + a->errbuf.off, a->errbuf.len - a->errbuf.off);
+    mpx_buf_free(&a->errbuf);
+}
+
+static void read_launcher(mpx_job *job, agent *a)
+{
+    char buf[4096];
+    while (a->errfd >= 0) {
+        ssize_t n = read(a->errfd, buf, sizeof buf);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+        if (n <= 0) {
+            mpx_loop_del(a->errfd);
+            close(a->errfd);
+            a->errfd = -1;
+            return;
+        }
+        if (a->connected) {
+            mpx_write_all(job, 2, buf, (size_t)n);
+        } else {
+            mpx_buf_put(&a->errbuf, buf, (size_t)n);
+            if (a->errbuf.len - a->errbuf.off > ERRBUF_MAX) /* keep the last part */
+                mpx_buf_consume(&a->errbuf, a->errbuf.len - a->errbuf.off - ERRBUF_MAX);
+            a->errbuf.fstart = a->errbuf.len;
+        }
+    }
+}
+
+/* "cannot start the agent on HOST: WHY", then what the launcher said */
+static void report_start_failure(mpx_job *job, agent *a, const char *why)
+{
+    read_launcher(job, a);
+    mpx_log("cannot start the agent on host %s: %s", a->host, why);
+    const char *p = a->errbuf.p ? a->errbuf.p + a->errbuf.off : "";
+    size_t n = a->errbuf.p ? a->errbuf.len - a->errbuf.off : 0;
+    while (n > 0) {
+        const char *nl = memchr(p, '\n', n);
+        size_t l = nl ? (size_t)(nl - p) : n;
+        if (l > 0) mpx_log("  %s: %.*s", a->host, (int)l, p);
+        p += l + (nl ? 1 : 0);
+        n -= l + (nl ? 1 : 0);
+    }
+    mpx_buf_free(&a->errbuf);
+}
+
+/* ----------------------------------------------------------- set-up */
+
+static bool shell_safe(const char *s)
+{
+    if (*s == '\0') return false;
+    for (; *s; s++)
+        if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._+-:,@%=", *s)) return false;
+    return true;
+}
+
+static bool env_skipped(const char *e)
+{
+    static const char *const names[] = {"HOSTNAME=", "HOST=", "PWD=", "OLDPWD=", "SHLVL=", "_=",
+                                        "DISPLAY=", "XAUTHORITY=", "SSH_", "PMI_", "DMPI_JOBID=",
+                                        "DMPI_LOCAL_", "MPI_LOCAL", "MPIEXEC_"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strncmp(e, names[i], strlen(names[i])) == 0) return true;
+    return strchr(e, '=') == NULL;
+}
+
+/* The job frame: jobid, host, size, first rank, count, label, mapping,
+ * cwd, program path, argc, argv..., nenv, "NAME=VALUE"... (mpiexec's
+ * environment, then -env/-genv/-x on top). */
+static void queue_job_frame(mpx_job *job, agent *a)
+{
+    const mpx_opts *o = job->opts;
+    mpx_buf *b = &a->out;
+    char cwd[4096];
+    if (getcwd(cwd, sizeof cwd) == NULL) snprintf(cwd, sizeof cwd, "/");
+    mpx_frame_begin(b, MPX_M_JOB);
+    mpx_frame_str(b, job->jobid);
+    mpx_frame_str(b, a->host);
+    mpx_frame_u32(b, (uint32_t)job->size);
+    mpx_frame_u32(b, (uint32_t)a->first);
+    mpx_frame_u32(b, (uint32_t)a->count);
+    mpx_frame_u32(b, o->label);
+    mpx_frame_str(b, job->mapping);
+    mpx_frame_str(b, cwd);
+    mpx_frame_str(b, o->prog_path);
+    uint32_t argc = 0;
+    while (o->argv[argc]) argc++;
+    mpx_frame_u32(b, argc);
+    for (uint32_t i = 0; i < argc; i++) mpx_frame_str(b, o->argv[i]);
+    uint32_t nenv = 0;
+    for (char **e = environ; *e; e++) nenv += !env_skipped(*e);
+    for (int i = 0; i < o->nenv; i++) nenv += o->env[i].value || getenv(o->env[i].name);
+    mpx_frame_u32(b, nenv);
+    for (char **e = environ; *e; e++)
+        if (!env_skipped(*e)) mpx_frame_str(b, *e);
+    for (int i = 0; i < o->nenv; i++) {
+        const char *v = o->env[i].value ? o->env[i].value : getenv(o->env[i].name);
+        if (!v) continue;
+        size_t l = strlen(o->env[i].name) + strlen(v) + 2;
+        char *s = mpx_xmalloc(l);
+        snprintf(s, l, "%s=%s", o->env[i].name, v);
+        mpx_frame_str(b, s);
+        free(s);
+    }
+    mpx_frame_end(b);
+}
+
+static void free_front(struct mpx_front *f)
+{
+    if (f == NULL) return;
+    for (int i = 0; i < f->na; i++) {
+        mpx_buf_free(&f->a[i].in);
+        mpx_buf_free(&f->a[i].out);
+        mpx_buf_free(&f->a[i].errbuf);
+    }
+    for (int i = 0; i < f->nd; i++) {
+        free(f->dkey[i]);
+        free(f->dval[i]);
+    }
+    free(f->dkey);
+    free(f->dval);
+    for (int i = 0; i < f->nlcmd; i++) free(f->lcmd[i]);
+    free(f->lcmd);
+    free(f->a);
+    if (f->lfd >= 0) close(f->lfd);
+    free(f);
+}
+
+int mpx_front_init(mpx_job *job)
+{
+    const mpx_opts *o = job->opts;
+    int *count = mpx_xmalloc(sizeof *count * (size_t)o->nhosts);
+    int rc = mpx_hosts_place(o, count);
+    if (rc) {
+        free(count);
+        return rc;
+    }
+    struct mpx_front *f = calloc(1, sizeof *f);
+    if (f == NULL) {
+        free(count);
+        mpx_log("out of memory");
+        return 1;
+    }
+    f->lfd = -1;
+    job->front = f;
+    for (int i = 0; i < MAX_PENDING; i++) f->pend[i].fd = -1;
+    f->a = calloc((size_t)o->nhosts, sizeof *f->a);
+    int *used = mpx_xmalloc(sizeof *used * (size_t)o->nhosts);
+    int first = 0;
+    bool all_local = true;
+    for (int h = 0; h < o->nhosts && f->a; h++) {
+        if (count[h] == 0) continue; /* more hosts than ranks */
+        agent *a = &f->a[f->na];
+        a->host = o->hosts[h].name;
+        a->first = first;
+        a->count = count[h];
+        a->fd = a->errfd = -1;
+        used[f->na++] = count[h];
+        first += count[h];
+        all_local &= mpx_host_is_local(a->host);
+    }
+    free(count);
+    if (f->a == NULL) {
+        free(used);
+        mpx_log("out of memory");
+        goto fail;
+    }
+    job->mapping = mpx_hosts_mapping(used, f->na);
+    free(used);
+
+    /* the launcher's words, and our own path for the remote side */
+    const char *l = o->launcher ? o->launcher : MPX_DEFAULT_LAUNCHER;
+    for (const char *p = l; *p;) {
+        p += strspn(p, " \t");
+        size_t w = strcspn(p, " \t");
+        if (w == 0) break;
+        f->lcmd = mpx_xrealloc(f->lcmd, sizeof *f->lcmd * (size_t)(f->nlcmd + 1));
+        f->lcmd[f->nlcmd] = mpx_xmalloc(w + 1);
+        memcpy(f->lcmd[f->nlcmd], p, w);
+        f->lcmd[f->nlcmd++][w] = '\0';
+        p += w;
+    }
+    ssize_t n = readlink("/proc/self/exe", f->exe, sizeof f->exe - 1);
+    if (n <= 0) {
+        mpx_log("cannot find mpiexec's own path: %s", strerror(errno));
+        goto fail;
+    }
+    f->exe[n] = '\0';
+    if (!shell_safe(f->exe)) {
+        mpx_log("mpiexec's path '%s' holds characters a remote shell would interpret; "
+                "install it under a plain path to launch on hosts", f->exe);
+        goto fail;
+    }
+    if (mpx_pick_addr(o->iface, all_local, f->addr, sizeof f->addr) != 0) goto fail;
+    f->lfd = mpx_tcp_listen(&f->port);
+    if (f->lfd < 0) {
+        mpx_log("cannot open a TCP port for the agents: %s", strerror(errno));
+        goto fail;
+    }
+    mpx_random_hex(f->key, 32);
+    for (int i = 0; i < f->na; i++) queue_job_frame(job, &f->a[i]);
+    return 0;
+fail:
+    free_front(f);
+    job->front = NULL;
+    return 1;
+}
+
+/* ----------------------------------------------------------- launching */
+
+static int start_launcher(mpx_job *job, agent *a, int idx)
+{
+    struct mpx_front *f = job->front;
+    char conn[96], index[16];
+    snprintf(conn, sizeof conn, "%s:%d", f->addr, f->port);
+    snprintf(index, sizeof index, "%d", idx);
+    const char *tail[] = {a->host, f->exe, "--agent", "--connect", conn, "--key", f->key, "--host-index", index};
+    size_t nt = sizeof tail / sizeof tail[0];
+    char **argv = mpx_xmalloc(sizeof *argv * ((size_t)f->nlcmd + nt + 1));
+    int k = 0;
+    for (int i = 0; i < f->nlcmd; i++) argv[k++] = f->lcmd[i];
+    for (size_t i = 0; i < nt; i++) argv[k++] = (char *)tail[i];
+    argv[k] = NULL;
+
+    int ep[2];
+    if (pipe2(ep, O_CLOEXEC) != 0) {
+        mpx_log("cannot start the agent on host %s: pipe: %s", a->host, strerror(errno));
+        free(argv);
+        return -1;
+    }
+    pid_t parent = getpid();
+    pid_t pid = fork();
+    if (pid < 0) {
+        mpx_log("cannot start the agent on host %s: fork: %s", a->host, strerror(errno));
+        close(ep[0]);
+        close(ep[1]);
+        free(argv);
+        return -1;
+    }
+    if (pid == 0) {
+        mpx_child_restore();
+        (void)setpgid(0, 0); /* Ctrl-C reaches mpiexec only; it kills the job */
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != parent) _exit(1);
+        int devnull = open("/dev/null", O_RDONLY);
+        if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(ep[1], 1) < 0 || dup2(ep[1], 2) < 0) _exit(127);
+        execvp(argv[0], argv);
+        dprintf(2, "cannot execute the launcher '%s': %s\n", argv[0], strerror(errno));
+        _exit(127);
+    }
+    free(argv);
+    (void)setpgid(pid, pid);
+    close(ep[1]);
+    a->pid = pid;
+    a->errfd = ep[0];
+    mpx_set_nonblock(ep[0]);
+    mpx_loop_add(ep[0], MPX_EV_LAUNCHER, idx, true, false);
+    job->live++;
+    return 0;
+}
+
+static int launch_remote(mpx_job *job)
+{
+    struct mpx_front *f = job->front;
+    if (mpx_loop_add(f->lfd, MPX_EV_LISTEN, 0, true, false) != 0) {
+        mpx_log("cannot watch the agents' port: %s", strerror(errno));
+        return -1;
+    }
+    fflush(NULL);
+    f->start = mpx_now();
+    for (int i = 0; i < f->na; i++) {
+        if (start_launcher(job, &f->a[i], i) != 0) {
+            for (int j = i; j < f->na; j++) {
+                f->a[j].ended = true;
+                for (int r = f->a[j].first; r < f->a[j].first + f->a[j].count; r++)
+                    mpx_pmi_gone(job, &job->ranks[r]);
+            }
+            return -1;
+        }
+    }
+    job->stdin_src = 0;
+    return 0;
+}
+
+/* SIGTERM/SIGKILL end the ranks (the agents escalate by themselves);
+ * SIGSTOP/SIGCONT pass on. Launchers whose agent has not connected get
+ * the signal themselves. */
+static void signal_remote(mpx_job *job, int sig)
+{
+    struct mpx_front *f = job->front;
+    for (int i = 0; i < f->na; i++) {
+        agent *a = &f->a[i];
+        if (a->ended) continue;
+        if (a->connected) {
+            mpx_frame_begin(&a->out, MPX_M_SIG);
+            mpx_frame_u32(&a->out, (uint32_t)sig);
+            send_frame_end(job, a);
+        } else if (sig == SIGTERM || sig == SIGKILL) {
+            kill_launcher(a, sig);
+        }
+    }
+}
+
+const mpx_bootstrap mpx_bootstrap_remote = {
+    .name = "remote",
+    .launch = launch_remote,
+    .signal_all = signal_remote,
+};
+
+/* ------------------------------------------------------ agent traffic */
+
+static void agent_flush(mpx_job *job, agent *a)
+{
+    if (a->fd < 0) return;
+    if (mpx_sock_flush(a->fd, &a->out) != 0) {
+        a->out.off = a->out.len = a->out.fstart = 0; /* the read side sees the loss */
+        return;
+    }
+    bool want = a->out.len > a->out.off;
+    if (want != a->want_out) {
+        a->want_out = want;
+        mpx_loop_mod(a->fd, MPX_EV_AGENT, (int)(a - job->front->a), true, want);
+    }
+}
+
+static void lost(mpx_job *job, agent *a, const char *why)
+{
+    if (!a->done && job->phase == MPX_RUNNING) {
+        mpx_log("lost the connection to the agent on host %s%s; killing the job", a->host, why);
+        mpx_job_fail(job, 1);
+    }
+    agent_end(job, a);
+}
+
+static bool own_rank(agent *a, uint32_t r)
+{
+    return r >= (uint32_t)a->first && r < (uint32_t)(a->first + a->count);
+}
+
+/* 0, or -1 when the frame is malformed */
+static int handle_frame(mpx_job *job, agent *a, mpx_frame *fr)
+{
+    struct mpx_front *f = job->front;
+    switch (fr->type) {
+    case MPX_M_OUT: {
+        uint32_t dest = mpx_frame_get_u32(fr);
+        if (fr->bad || (dest != 1 && dest != 2)) return -1;
+        mpx_write_all(job, (int)dest, fr->p, fr->len);
+        return 0;
+    }
+    case MPX_M_LOG: {
+        const char *s = mpx_frame_get_str(fr);
+        if (!s) return -1;
+        if (job->phase == MPX_RUNNING) mpx_log("%s", s); /* after a failure: its echoes */
+        return 0;
+    }
+    case MPX_M_PUT: {
+        const char *k = mpx_frame_get_str(fr), *v = mpx_frame_get_str(fr);
+        if (!k || !v) return -1;
+        mpx_kvs_put(job->kvs, k, v);
+        if (f->nd == f->dcap) {
+            f->dcap = f->dcap ? 2 * f->dcap : 64;
+            f->dkey = mpx_xrealloc(f->dkey, sizeof *f->dkey * (size_t)f->dcap);
+            f->dval = mpx_xrealloc(f->dval, sizeof *f->dval * (size_t)f->dcap);
+        }
+        f->dkey[f->nd] = mpx_xmalloc(strlen(k) + 1);
+        strcpy(f->dkey[f->nd], k);
+        f->dval[f->nd] = mpx_xmalloc(strlen(v) + 1);
+        strcpy(f->dval[f->nd++], v);
+        return 0;
+    }
+    case MPX_M_BIN:
+    case MPX_M_GONE: {
+        uint32_t r = mpx_frame_get_u32(fr);
+        if (fr->bad || !own_rank(a, r)) return -1;
+        mpx_rank *rk = &job->ranks[r];
+        if (fr->type == MPX_M_GONE) {
+            mpx_pmi_gone(job, rk);
+        } else if (!rk->in_barrier) {
+            rk->in_barrier = true;
+            job->barrier_count++;
+            mpx_pmi_check_barrier(job);
+        }
+        return 0;
+    }
+    case MPX_M_FAIL: {
+        uint32_t st = mpx_frame_get_u32(fr);
+        if (fr->bad) return -1;
+        if (job->phase == MPX_RUNNING) mpx_job_fail(job, (int)(st & 255));
+        return 0;
+    }
+    case MPX_M_INACK: {
+        uint32_t closed = mpx_frame_get_u32(fr);
+        if (fr->bad) return -1;
+        f->in_sent = false;
+        job->inlen = job->inoff = 0;
+        if (closed) mpx_stdin_close(job);
+        return 0;
+    }
+    case MPX_M_DONE:
+        a->done = true;
+        return 0;
+    default:
+        return -1;
+    }
+}
+
+static void agent_readable(mpx_job *job, agent *a)
+{
+    while (a->fd >= 0) {
+        int n = mpx_sock_read(a->fd, &a->in);
+        if (n == -2) return;
+        if (n <= 0) {
+            lost(job, a, n == 0 ? "" : " (read error)");
+            return;
+        }
+        mpx_frame fr;
+        size_t size;
+        int got;
+        while (a->fd >= 0 && (got = mpx_frame_next(&a->in, &fr, &size)) == 1) {
+            if (handle_frame(job, a, &fr) != 0) {
+                lost(job, a, ": it sent a malformed message");
+                return;
+            }
+            mpx_buf_consume(&a->in, size);
+        }
+        if (a->fd >= 0 && got < 0) {
+            lost(job, a, ": it sent an over-long message");
+            return;
+        }
+    }
+}
+
+/* ------------------------------------------------ admitting the agents */
+
+static void pending_close(pending *p)
+{
+    mpx_loop_del(p->fd);
+    close(p->fd);
+    p->fd = -1;
+}
+
+static void accept_agents(mpx_job *job)
+{
+    struct mpx_front *f = job->front;
+    for (;;) {
+        struct sockaddr_in sa;
+        socklen_t sl = sizeof sa;
+        int fd = accept4(f->lfd, (struct sockaddr *)&sa, &sl, SOCK_CLOEXEC | SOCK_NONBLOCK);
+        if (fd < 0) return; /* EAGAIN, or an error: the next event retries */
+        int slot = -1;
+        for (int i = 0; i < MAX_PENDING && slot < 0; i++)
+            if (f->pend[i].fd < 0) slot = i;
+        if (slot < 0 || mpx_loop_add(fd, MPX_EV_PENDING, slot, true, false) != 0) {
+            close(fd);
+            continue;
+        }
+        pending *p = &f->pend[slot];
+        p->fd = fd;
+        p->len = 0;
+        if (!inet_ntop(AF_INET, &sa.sin_addr, p->peer, sizeof p->peer)) snprintf(p->peer, sizeof p->peer, "?");
+        size_t pl = strlen(p->peer);
+        snprintf(p->peer + pl, sizeof p->peer - pl, ":%d", ntohs(sa.sin_port));
+    }
+}
+
+static bool key_matches(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    unsigned diff = la != lb;
+    for (size_t i = 0; i < la && i < lb; i++) diff |= (unsigned char)(a[i] ^ b[i]);
+    return diff == 0;
+}
+
+static void pending_readable(mpx_job *job, pending *p)
+{
+    struct mpx_front *f = job->front;
+    ssize_t n = read(p->fd, p->buf + p->len, sizeof p->buf - 1 - p->len);
+    if (n < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)) return;
+    if (n > 0) p->len += (size_t)n;
+    char *nl = memchr(p->buf, '\n', p->len);
+    if (nl == NULL && n > 0 && p->len < sizeof p->buf - 1) return; /* more to come */
+    char key[MPX_HELLO_MAX] = "";
+    int idx = -1;
+    if (nl) {
+        *nl = '\0';
+        char word[16];
+        if (sscanf(p->buf, "%15s %255s %d", word, key, &idx) != 3 || strcmp(word, "dmpi-agent") != 0) key[0] = '\0';
+    }
+    if (!key_matches(key, f->key)) {
+        mpx_log("agent connection with a wrong key from %s refused", p->peer);
+        pending_close(p);
+        return;
+    }
+    if (idx < 0 || idx >= f->na || f->a[idx].connected || f->a[idx].ended || job->phase != MPX_RUNNING) {
+        if (idx < 0 || idx >= f->na || f->a[idx].connected)
+            mpx_log("agent connection from %s for host index %d refused (unknown or already connected)", p->peer, idx);
+        pending_close(p);
+        return;
+    }
+    agent *a = &f->a[idx];
+    mpx_loop_del(p->fd);
+    a->fd = p->fd;
+    p->fd = -1;
+    a->connected = true;
+    size_t rest = p->len - (size_t)(nl + 1 - p->buf);
+    mpx_buf_put(&a->in, nl + 1, rest);
+    a->in.fstart = a->in.len;
+    flush_errbuf(job, a);
+    mpx_loop_add(a->fd, MPX_EV_AGENT, idx, true, false);
+    agent_flush(job, a);
+    if (rest) agent_readable(job, a);
+}
+
+void mpx_front_event(mpx_job *job, int kind, int idx, unsigned events)
+{
+    struct mpx_front *f = job->front;
+    if (kind == MPX_EV_LISTEN) {
+        accept_agents(job);
+    } else if (kind == MPX_EV_PENDING) {
+        if (f->pend[idx].fd >= 0) pending_readable(job, &f->pend[idx]);
+    } else if (kind == MPX_EV_LAUNCHER) {
+        read_launcher(job, &f->a[idx]);
+    } else if (kind == MPX_EV_AGENT) {
+        agent *a = &f->a[idx];
+        if (a->fd >= 0 && (events & EPOLLOUT)) agent_flush(job, a);
+        if (a->fd >= 0 && (events & ~EPOLLOUT)) agent_readable(job, a);
+    }
+}
+
+/* ------------------------------------------------- barriers and stdin */
+
+void mpx_front_barrier_out(mpx_job *job, int rc)
+{
+    struct mpx_front *f = job->front;
+    for (int i = 0; i < f->na; i++) {
+        agent *a = &f->a[i];
+        if (a->ended) continue;
+        for (int k = 0; k < f->nd && rc == 0; k++) {
+            mpx_frame_begin(&a->out, MPX_M_KV);
+            mpx_frame_str(&a->out, f->dkey[k]);
+            mpx_frame_str(&a->out, f->dval[k]);
+            mpx_frame_end(&a->out);
+        }
+        mpx_frame_begin(&a->out, MPX_M_BOUT);
+        mpx_frame_u32(&a->out, rc == 0 ? 0 : 1);
+        send_frame_end(job, a);
+    }
+    for (int k = 0; k < f->nd; k++) {
+        free(f->dkey[k]);
+        free(f->dval[k]);
+    }
+    f->nd = 0;
+}
+
+void mpx_front_stdin(mpx_job *job)
+{
+    struct mpx_front *f = job->front;
+    agent *a = &f->a[0]; /* rank 0's */
+    if (a->ended) {
+        mpx_stdin_close(job);
+        return;
+    }
+    if (job->inlen > job->inoff && !f->in_sent) {
+        mpx_frame_begin(&a->out, MPX_M_IN);
+        mpx_frame_bytes(&a->out, job->inbuf + job->inoff, job->inlen - job->inoff);
+        send_frame_end(job, a);
+        f->in_sent = true; /* inlen stays set until the ack: no more reads */
+    } else if (job->stdin_eof && job->inlen == 0) {
+        mpx_frame_begin(&a->out, MPX_M_INEOF);
+        send_frame_end(job, a);
+        job->stdin_eof = false;
+    }
+}
+
+/* ---------------------------------------------- reaping and timers */
+
+void mpx_front_reap(mpx_job *job)
+{
+    struct mpx_front *f = job->front;
+    for (;;) {
+        int st;
+        pid_t pid = waitpid(-1, &st, WNOHANG);
+        if (pid < 0 && errno == EINTR) continue;
+        if (pid <= 0) return;
+        for (int i = 0; i < f->na; i++) {
+            agent *a = &f->a[i];
+            if (a->pid != pid || a->reaped) continue;
+            a->reaped = true;
+            a->wstatus = st;
+            if (a->connected || a->ended) break;
+            if (job->phase == MPX_RUNNING) {
+                char why[160];
+                if (WIFSIGNALED(st))
+                    snprintf(why, sizeof why, "the launcher '%s' was killed by signal %d (%s)", f->lcmd[0],
+                             WTERMSIG(st), mpx_signame(WTERMSIG(st)));
+                else
+                    snprintf(why, sizeof why, "the launcher '%s' exited with code %d before the agent connected",
+                             f->lcmd[0], WEXITSTATUS(st));
+                report_start_failure(job, a, why);
+                mpx_job_fail(job, 1);
+            }
+            agent_end(job, a);
+            break;
+        }
+    }
+}
+
+void mpx_front_timers(mpx_job *job, double now)
+{
+    struct mpx_front *f = job->front;
+    double limit = job->opts->agent_timeout;
+    for (int i = 0; i < f->na; i++) {
+        agent *a = &f->a[i];
+        if (a->connected || a->ended || now - f->start < limit) continue;
+        if (job->phase == MPX_RUNNING) {
+            char why[96];
+            snprintf(why, sizeof why, "the agent did not connect within %g s", limit);
+            report_start_failure(job, a, why);
+            mpx_job_fail(job, 1);
+        }
+        kill_launcher(a, SIGKILL);
+        agent_end(job, a);
+    }
+    if (job->phase != MPX_RUNNING && now - job->term_time >= MPX_AGENT_GRACE) {
+        for (int i = 0; i < f->na; i++) {
+            agent *a = &f->a[i];
+            if (a->ended) continue;
+            mpx_log("the agent on host %s did not finish %g s after the job was killed; giving up on it",
+                    a->host, MPX_AGENT_GRACE);
+            kill_launcher(a, SIGKILL);
+            agent_end(job, a);
+        }
+    }
+}
+
+double mpx_front_next_timer(mpx_job *job, double now)
+{
+    struct mpx_front *f = job->front;
+    double t = -1;
+    for (int i = 0; i < f->na; i++) {
+        if (f->a[i].connected || f->a[i].ended) continue;
+        double d = f->start + job->opts->agent_timeout - now;
+        t = d < 0 ? 0 : d;
+        break;
+    }
+    if (job->phase != MPX_RUNNING && job->live > 0) {
+        double d = job->term_time + MPX_AGENT_GRACE - now;
+        if (d < 0) d = 0;
+        if (t < 0 || d < t) t = d;
+    }
+    return t;
+}
+
+bool mpx_front_done(mpx_job *job, double now)
+{
+    (void)now;
+    return job->live == 0;
+}
+
+/* After the loop: the launchers' last messages, then wait briefly for
+ * them to exit (ssh ends when its agent does) and kill any that stay. */
+void mpx_front_finish(mpx_job *job)
+{
+    struct mpx_front *f = job->front;
+    if (f == NULL) return;
+    for (int i = 0; i < MAX_PENDING; i++)
+        if (f->pend[i].fd >= 0) pending_close(&f->pend[i]);
+    double t0 = mpx_now();
+    for (int i = 0; i < f->na; i++) {
+        agent *a = &f->a[i];
+        agent_close(job, a);
+        while (a->pid > 0 && !a->reaped) {
+            int st;
+            pid_t p = waitpid(a->pid, &st, WNOHANG);
+            if (p == a->pid || (p < 0 && errno != EINTR)) {
+                a->reaped = true;
+                break;
+            }
+            if (mpx_now() - t0 > 1.0) {
+                kill_launcher(a, SIGKILL);
+                while (waitpid(a->pid, &st, 0) < 0 && errno == EINTR) {}
+                a->reaped = true;
+                break;
+            }
+            usleep(10000);
+        }
+        if (a->errfd >= 0) {
+            if (a->connected) read_launcher(job, a);
+            if (a->errfd >= 0) {
+                mpx_loop_del(a->errfd);
+                close(a->errfd);
+            }
+            a->errfd = -1;
+        }
+    }
+    free_front(f);
+    job->front = NULL;
+}
