@@ -3,7 +3,8 @@
 # the PMI client (tests/launcher/pmi_prog.c + src/pmi/*.c, built here with
 # cc): exit statuses and messages, killing of the other ranks, /dev/shm
 # cleanup, -l labels, untorn output lines, stdin, --timeout, signals to
-# mpiexec, bad options. Prints one line per case; exits 1 if any failed.
+# mpiexec, bad options; then tests/launcher/test_hosts.sh (many hosts with
+# a fake ssh). Prints one line per case; exits 1 if any failed.
 # Usage: tests/launcher/test_launcher.sh <build-bin-dir>
 set -u
 if [ $# -ne 1 ] || [ ! -x "$1/mpiexec" ]; then
@@ -244,8 +245,8 @@ usage_case 2 "needs NAME VALUE" -env FOO
 usage_case 2 "bad environment variable name" -env 1FOO x true
 usage_case 2 "bad timeout" --timeout -1 true
 usage_case 2 "bad timeout" --timeout abc true
-usage_case 2 "not supported yet" -host node1,node2 -n 2 true
-usage_case 2 "not supported yet" --hostfile /etc/hosts -n 2 true
+usage_case 2 "need hosts" -ppn 2 -n 2 true
+usage_case 2 "needs a host list" -n 2 -hosts
 usage_case 2 "takes no value" -l=1 -n 1 true
 usage_case 2 "bad environment variable name" -x 9X=1 -n 1 true
 usage_case 2 "bad process count" -n=two true
@@ -267,6 +268,14 @@ if [ -e "$BIN/mpirun" ]; then
     why=""; "$BIN/mpirun" -n 2 "$P" ok >"$TMP/out" 2>"$TMP/err" </dev/null; st=$?; want_status 0
     report "mpirun is mpiexec"
 fi
+
+# ------------------------------------------- many hosts (test_hosts.sh)
+"$SRC/tests/launcher/test_hosts.sh" "$BIN" >"$TMP/hosts.log" 2>&1
+grep -E '^(PASS|FAIL)' "$TMP/hosts.log"
+npass=$((npass + $(grep -c '^PASS' "$TMP/hosts.log")))
+nfail=$((nfail + $(grep -c '^FAIL' "$TMP/hosts.log")))
+tail -1 "$TMP/hosts.log" | grep -q ' passed, 0 failed$' || { [ "$(grep -c '^FAIL' "$TMP/hosts.log")" -gt 0 ] || {
+    echo "FAIL: test_hosts.sh did not finish: $(tail -3 "$TMP/hosts.log" | tr '\n' ' ')"; nfail=$((nfail + 1)); }; }
 
 echo "$npass passed, $nfail failed"
 [ "$nfail" -eq 0 ]

@@ -158,6 +158,23 @@ static int handle_frame(mpx_job *job, mpx_frame *f)
     }
 }
 
+/* Handles every whole frame received so far. */
+static void handle_frames(mpx_job *job)
+{
+    struct mpx_agent *ag = job->agent;
+    mpx_frame f;
+    size_t size;
+    int got;
+    while (ag->fd >= 0 && (got = mpx_frame_next(&ag->in, &f, &size)) == 1) {
+        if (handle_frame(job, &f) != 0) {
+            link_lost(job, "malformed message from mpiexec");
+            return;
+        }
+        mpx_buf_consume(&ag->in, size);
+    }
+    if (ag->fd >= 0 && got < 0) link_lost(job, "over-long message from mpiexec");
+}
+
 void mpx_agent_event(mpx_job *job, unsigned events)
 {
     struct mpx_agent *ag = job->agent;
@@ -169,17 +186,7 @@ void mpx_agent_event(mpx_job *job, unsigned events)
             link_lost(job, "lost the connection to mpiexec");
             return;
         }
-        mpx_frame f;
-        size_t size;
-        int got;
-        while (ag->fd >= 0 && (got = mpx_frame_next(&ag->in, &f, &size)) == 1) {
-            if (handle_frame(job, &f) != 0) {
-                link_lost(job, "malformed message from mpiexec");
-                return;
-            }
-            mpx_buf_consume(&ag->in, size);
-        }
-        if (ag->fd >= 0 && got < 0) link_lost(job, "over-long message from mpiexec");
+        handle_frames(job);
     }
 }
 
@@ -189,7 +196,9 @@ static int agent_launch(mpx_job *job)
         mpx_log("cannot watch the connection to mpiexec: %s", strerror(errno));
         return -1;
     }
-    return mpx_bootstrap_local.launch(job);
+    int rc = mpx_bootstrap_local.launch(job);
+    handle_frames(job); /* what came with the job frame */
+    return rc;
 }
 
 static void agent_signal(mpx_job *job, int sig)

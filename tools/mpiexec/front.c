@@ -298,7 +298,11 @@ int mpx_front_init(mpx_job *job)
                 "install it under a plain path to launch on hosts", f->exe);
         goto fail;
     }
-    if (mpx_pick_addr(o->iface, all_local, f->addr, sizeof f->addr) != 0) goto fail;
+    if (mpx_pick_addr(o->iface, all_local, f->addr, sizeof f->addr) != 0) {
+        free_front(f);
+        job->front = NULL;
+        return MPX_EXIT_USAGE;
+    }
     f->lfd = mpx_tcp_listen(&f->port);
     if (f->lfd < 0) {
         mpx_log("cannot open a TCP port for the agents: %s", strerror(errno));
