@@ -164,7 +164,7 @@ static void handle_frames(mpx_job *job)
     struct mpx_agent *ag = job->agent;
     mpx_frame f;
     size_t size;
-    int got;
+    int got = 0;
     while (ag->fd >= 0 && (got = mpx_frame_next(&ag->in, &f, &size)) == 1) {
         if (handle_frame(job, &f) != 0) {
             link_lost(job, "malformed message from mpiexec");

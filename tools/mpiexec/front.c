@@ -527,7 +527,7 @@ static void agent_readable(mpx_job *job, agent *a)
         }
         mpx_frame fr;
         size_t size;
-        int got;
+        int got = 0;
         while (a->fd >= 0 && (got = mpx_frame_next(&a->in, &fr, &size)) == 1) {
             if (handle_frame(job, a, &fr) != 0) {
                 lost(job, a, ": it sent a malformed message");
