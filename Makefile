@@ -12,6 +12,8 @@
 #   make check-mpi4py   build mpi4py from source against dmpi (venv in $(BUILD)/mpi4py),
 #                   run its bench programs and test suite on 1-4 ranks (docs/mpi4py.md)
 #   make cmake-example  CMake find_package(MPI), pkg-config, mpicc/mpicxx, install tree
+#   make check-net  the MPI suite over libfabric on this host (ranks told they are on 3 nodes)
+#   make check-hosts    the MPI suite across 2 and 3 test hosts (network namespaces, root)
 BUILD ?= build
 PREFIX ?= /usr/local
 JOBS ?= 2
@@ -85,3 +87,12 @@ cmake-example: build
 
 clean:
 	rm -rf $(BUILD) build-asan build-tsan build-fuzz
+
+.PHONY: check-net check-hosts
+# The MPI suite over libfabric: on this host with ranks told they are on 3
+# nodes (check-net), and across 2 and 3 test hosts made of namespaces
+# (check-hosts, root; skipped with a line where they cannot be made).
+check-net: build
+	tests/hosts/run_hosts.sh --one-host $(BUILD)
+check-hosts: build
+	tests/hosts/run_hosts.sh $(BUILD)

@@ -32,6 +32,7 @@
  * processes and the shared heap is on; nonblocking and persistent
  * collectives keep their schedules. */
 #include "coll/shm_coll.h"
+#include "core/comm_ops.h"
 
 #include "coll/shm_area.h"
 #include "coll/shm_direct.h"
@@ -338,7 +339,9 @@ static size_t block_bytes(const dmpi_coll_args *a, int r)
 bool dmpi_coll_shm_try(dmpi_comm *c, const dmpi_coll_args *a, int *rc)
 {
     int p = c->size, coll = a->coll;
-    if (p < 2 || p > dmpi_shm_max_ranks() || c->remote_group || c->coll_state) return false;
+    if (p < 2 || p > dmpi_shm_max_ranks() || c->remote_group || c->coll_state ||
+        !dmpi_comm_on_one_node(c))
+        return false;
     size_t b = 0, slot = dmpi_shm_slot_bytes(p);
     bool fits = true,   /* the slot path can run it */
         direct = false; /* the one-copy path can run it */

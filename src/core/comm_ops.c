@@ -204,21 +204,27 @@ int dmpi_comm_split(dmpi_comm *parent, int color, int key, dmpi_comm **out)
 
 int dmpi_comm_split_node(dmpi_comm *parent, bool undefined, int key, dmpi_comm **out)
 {
-    /* The host name identifies the node; color = lowest parent rank on it. */
-    int p = parent->size, color = MPI_UNDEFINED;
+    /* The launcher's node map names the node (a host name could be shared
+     * by containers or test hosts that share no memory); color = lowest
+     * parent rank on it. Every rank computes the same answer locally. */
     *out = NULL;
-    char me[MPI_MAX_PROCESSOR_NAME] = {0};
-    if (gethostname(me, sizeof me - 1) != 0) strcpy(me, "localhost");
-    char *names = malloc((size_t)p * MPI_MAX_PROCESSOR_NAME);
-    if (!names) return MPI_ERR_NO_MEM;
-    dmpi_datatype *byte = dmpi_coll_byte();
-    int rc = dmpi_coll_allgather(me, MPI_MAX_PROCESSOR_NAME, byte, names,
-                                 MPI_MAX_PROCESSOR_NAME, byte, parent);
-    for (int i = 0; i < p && color == MPI_UNDEFINED; i++)
-        if (!strcmp(names + (size_t)i * MPI_MAX_PROCESSOR_NAME, me)) color = i;
-    free(names);
-    if (rc != MPI_SUCCESS) return rc;
+    int color = MPI_UNDEFINED;
+    const dmpi_group *g = parent->group; /* the local group of an intercommunicator */
+    for (int i = 0; i < g->size && color == MPI_UNDEFINED; i++)
+        if (dmpi_rt.node_of[g->world[i]] == dmpi_rt.node_id) color = i;
     return dmpi_comm_split(parent, undefined ? MPI_UNDEFINED : color, key, out);
+}
+
+bool dmpi_comm_on_one_node(dmpi_comm *c)
+{
+    if (c->on_node == 0) {
+        const dmpi_group *g = c->group;
+        bool one = !c->remote_group;
+        for (int i = 0; one && i < g->size; i++)
+            one = dmpi_rt.node_of[g->world[i]] == dmpi_rt.node_id;
+        c->on_node = one ? 1 : -1;
+    }
+    return c->on_node > 0;
 }
 
 bool dmpi_group_subset_of(const dmpi_group *g, const dmpi_group *parent)

@@ -14,6 +14,8 @@ int dmpi_comm_dup(dmpi_comm *parent, dmpi_comm **out);
 int dmpi_comm_split(dmpi_comm *parent, int color, int key, dmpi_comm **out);
 /* Split by node (MPI_COMM_TYPE_SHARED); undefined: take part, get NULL. */
 int dmpi_comm_split_node(dmpi_comm *parent, bool undefined, int key, dmpi_comm **out);
+/* Every member of c (an intracommunicator) is on this rank's node. */
+bool dmpi_comm_on_one_node(dmpi_comm *c);
 /* g must be a subset of parent's group (checked by the caller). */
 int dmpi_comm_create(dmpi_comm *parent, dmpi_group *g, dmpi_comm **out);
 int dmpi_comm_create_group(dmpi_comm *parent, dmpi_group *g, int tag, dmpi_comm **out);

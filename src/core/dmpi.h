@@ -84,6 +84,7 @@ typedef struct dmpi_comm {
     MPI_Comm handle;          /* the handle the user sees */
     void *coll_state;         /* owned by the coll layer */
     void *shm_coll;           /* shared-memory collectives (coll/shm_coll.c) */
+    int8_t on_node;           /* all members on this node: 1, not: -1, not known yet: 0 */
     void *attrs;              /* attributes (object-model issue) */
     void *topo;               /* topology (object-model issue) */
     uint32_t coll_seq;        /* collective sequence, for internal tags */
@@ -293,6 +294,9 @@ typedef struct dmpi_runtime {
     double wtime_base;
     bool oversubscribed;      /* more local ranks than processors, node-wide (same on every rank) */
     bool crowded;             /* more ranks may run on this rank's processors than there are */
+    int *node_of;             /* node_of[world rank]: its node, from the launcher */
+    int node_id, nnodes;      /* this rank's node; how many nodes the job spans */
+    int local_rank, local_size; /* among the ranks of this node */
 } dmpi_runtime;
 extern dmpi_runtime dmpi_rt;
 int dmpi_runtime_init(int required, int *provided);

@@ -5,6 +5,7 @@
 #include "core/dmpi.h"
 #include "p2p/p2p.h"
 #include "pmi/pmi.h"
+#include "transport/transport.h"
 
 #include <sched.h>
 #include <stdio.h>
@@ -98,6 +99,28 @@ static void bind_to_core(int local_rank, int local_size)
     }
 }
 
+/* Across nodes the collectives' choice must still be the same on every
+ * rank: the job counts as oversubscribed when any node is. The first rank
+ * of each node publishes its node's answer. */
+static int agree_oversubscribed(void)
+{
+    char key[32], val[8];
+    int n = dmpi_rt.world_size, me = dmpi_rt.world_rank;
+    snprintf(key, sizeof key, "dmpi-osub-%d", me);
+    if (dmpi_rt.local_rank == 0 && dmpi_pmi_put(key, dmpi_rt.oversubscribed ? "1" : "0") != 0)
+        return -1;
+    if (dmpi_pmi_barrier() != 0) return -1;
+    for (int w = 0; w < n && !dmpi_rt.oversubscribed; w++) {
+        bool first = true;
+        for (int v = 0; v < w && first; v++) first = dmpi_rt.node_of[v] != dmpi_rt.node_of[w];
+        if (!first || dmpi_rt.node_of[w] == dmpi_rt.node_id) continue;
+        snprintf(key, sizeof key, "dmpi-osub-%d", w);
+        if (dmpi_pmi_get(key, val, sizeof val) != 0) return -1;
+        dmpi_rt.oversubscribed = val[0] == '1';
+    }
+    return 0;
+}
+
 static int init_world_objects(void)
 {
     int n = dmpi_rt.world_size;
@@ -113,6 +136,26 @@ static int init_world_objects(void)
 }
 
 dmpi_group *dmpi_group_world(void) { return &world_group; }
+
+/* Which ranks share this node (the launcher's process mapping). */
+static int init_nodes(void)
+{
+    int n = dmpi_rt.world_size, me = dmpi_rt.world_rank;
+    dmpi_rt.node_of = malloc((size_t)n * sizeof(int));
+    if (!dmpi_rt.node_of) return MPI_ERR_NO_MEM;
+    dmpi_pmi_node_ids(n, dmpi_rt.node_of);
+    dmpi_rt.node_id = dmpi_rt.node_of[me];
+    dmpi_rt.local_rank = dmpi_rt.local_size = dmpi_rt.nnodes = 0;
+    for (int w = 0; w < n; w++) {
+        bool first = true; /* first rank of its node: count the node */
+        for (int v = 0; v < w && first; v++) first = dmpi_rt.node_of[v] != dmpi_rt.node_of[w];
+        dmpi_rt.nnodes += first;
+        if (dmpi_rt.node_of[w] != dmpi_rt.node_id) continue;
+        if (w < me) dmpi_rt.local_rank++;
+        dmpi_rt.local_size++;
+    }
+    return MPI_SUCCESS;
+}
 
 int dmpi_runtime_init(int required, int *provided)
 {
@@ -140,8 +183,11 @@ int dmpi_runtime_init(int required, int *provided)
     dmpi_datatype_init();
     int rc = init_world_objects();
     if (rc != MPI_SUCCESS) return rc;
-    if (size > 1 && dmpi_shm_init(rank, size) != 0) return MPI_ERR_OTHER;
-    bind_to_core(rank, size); /* one node: local rank = world rank; before p2p init */
+    rc = init_nodes();
+    if (rc != MPI_SUCCESS) return rc;
+    if (dmpi_tp_init(rank, size, dmpi_rt.node_of) != 0) return MPI_ERR_OTHER;
+    bind_to_core(dmpi_rt.local_rank, dmpi_rt.local_size); /* before p2p init */
+    if (dmpi_rt.nnodes > 1 && agree_oversubscribed() != 0) return MPI_ERR_OTHER;
     rc = dmpi_p2p_init();
     if (rc != MPI_SUCCESS) return rc;
     dmpi_rt.initialized = true;
@@ -152,7 +198,9 @@ int dmpi_runtime_finalize(void)
 {
     dmpi_p2p_finalize();
     dmpi_coll_finalize();
-    dmpi_shm_finalize();
+    dmpi_tp_finalize();
+    free(dmpi_rt.node_of);
+    dmpi_rt.node_of = NULL;
     dmpi_pmi_finalize();
     dmpi_rt.finalized = true;
     return MPI_SUCCESS;

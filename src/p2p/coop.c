@@ -83,8 +83,8 @@ bool dmpi_coop_pull(dmpi_request *r, int peer, uint64_t src, uint64_t cookie, ui
 int dmpi_coop_help(void)
 {
     int helped = 0;
-    for (int w = 0; w < dmpi_p2p.nprocs; w++) {
-        if (w == dmpi_p2p.me) continue;
+    for (int i = 0; i < dmpi_tp.nshm; i++) {
+        int w = dmpi_tp.shm_peers[i];
         dmpi_coop *c = dmpi_shm_coop(w, dmpi_p2p.me);
         uint32_t st = atomic_load_explicit(&c->state, memory_order_acquire);
         if (ST(st) != DMPI_COOP_ACTIVE) continue;

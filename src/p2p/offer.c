@@ -25,7 +25,7 @@ void dmpi_offer_maybe(dmpi_request *r)
     if (cap < dmpi_p2p.offer_min) return;
     const dmpi_group *g = r->comm->remote_group ? r->comm->remote_group : r->comm->group;
     int w = g->world[r->peer];
-    if (w == dmpi_p2p.me) return;
+    if (w == dmpi_p2p.me || !dmpi_tp_of(w)->shared_slots) return;
     dmpi_rx_peer *rx = &dmpi_p2p.rx[w];
     if (rx->offer_req || rx->inprog_req || rx->inprog_ux) return;
     if (dmpi_posted_earlier_competitor(r)) return;

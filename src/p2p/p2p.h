@@ -1,13 +1,14 @@
 /* Point-to-point protocol layer, internal interface between its parts:
  * matching (posted and unexpected queues), the send side (per-peer ordered
  * send queues, eager/rendezvous choice), the receive side (packet handling)
- * and progress. Transport-neutral in spirit; today the movers are the
- * node's shared-memory rings (transport/shm) and the self path. */
+ * and progress. Peers are reached through the transport interface
+ * (transport/transport.h): one packet channel per peer, whatever moves it. */
 #ifndef DMPI_P2P_H
 #define DMPI_P2P_H
 
 #include "core/dmpi.h"
 #include "transport/shm/shm.h"
+#include "transport/transport.h"
 
 /* An envelope of an arriving message. */
 typedef struct dmpi_env {
@@ -35,6 +36,7 @@ typedef struct dmpi_unexp {
     unsigned char *data;        /* eager: buffered payload */
     uint64_t cookie;            /* sender's request */
     uint64_t addr;              /* rendezvous: sender's data address */
+    uint64_t key;               /* rendezvous: its key (network transports) */
     uint32_t seq;               /* rendezvous: the message's sequence number */
     dmpi_request *self_sender;  /* self rendezvous: the send request */
 } dmpi_unexp;
@@ -108,8 +110,18 @@ void dmpi_recv_start(dmpi_request *r);
 uint64_t dmpi_recv_set_envelope(dmpi_request *r, const dmpi_env *env);
 void dmpi_recv_deliver(dmpi_request *r, uint64_t off, const void *data, uint64_t n);
 int dmpi_rx_poll_peer(int peer);
-void dmpi_rndv_pull(dmpi_request *r, int peer, uint64_t addr, uint64_t cookie, uint32_t seq,
-                    dmpi_request *self_sender);
+void dmpi_rndv_pull(dmpi_request *r, int peer, const dmpi_rts_info *info, uint64_t cookie,
+                    uint32_t seq, dmpi_request *self_sender);
+/* A packet from a network transport, linear in buf (len bytes). */
+void dmpi_rx_packet_linear(int peer, void *buf, uint64_t len);
+
+/* Peer w is on this node (its channel is a shared ring). */
+static inline bool dmpi_p2p_on_node(int w) { return dmpi_tp.out[w].ctl != NULL; }
+/* Payload bytes per packet, and the eager limit, towards peer w. */
+static inline uint64_t dmpi_p2p_frag_max(int w)
+{
+    return dmpi_p2p_on_node(w) ? dmpi_p2p.frag_max : dmpi_tp_of(w)->frag_max;
+}
 /* cooperative copy (coop.c) */
 bool dmpi_coop_pull(dmpi_request *r, int peer, uint64_t src, uint64_t cookie, uint32_t seq,
                     uint64_t n);

@@ -47,16 +47,30 @@ static int poll_hooks(void)
     return n;
 }
 
+/* Network peers: their completions (arriving packets are handled from
+ * there), then the sends that waited for buffers. */
+static int net_progress(void)
+{
+    int n = dmpi_tp.net->progress();
+    if (dmpi_p2p.pending_sends)
+        for (int p = 0; p < dmpi_p2p.nprocs; p++) {
+            dmpi_tx_peer *tx = &dmpi_p2p.tx[p];
+            if ((tx->head || tx->ctl_head) && !dmpi_p2p_on_node(p) && p != dmpi_p2p.me)
+                dmpi_tx_push(p);
+        }
+    return n;
+}
+
 int dmpi_progress(void)
 {
     int n = 0;
-    int me = dmpi_p2p.me;
-    for (int p = 0; p < dmpi_p2p.nprocs; p++) {
-        if (p == me) continue;
+    for (int i = 0; i < dmpi_tp.nshm; i++) {
+        int p = dmpi_tp.shm_peers[i];
         dmpi_tx_peer *tx = &dmpi_p2p.tx[p];
         if (tx->head || tx->ctl_head) dmpi_tx_push(p);
         n += dmpi_rx_poll_peer(p);
     }
+    if (dmpi_tp.net) n += net_progress();
     if (dmpi_p2p.rts_waiting) n += dmpi_coop_help();
     if (nhooked) n += poll_hooks();
     return n;
@@ -85,6 +99,8 @@ void dmpi_progress_idle(unsigned *idle)
     bool threaded = dmpi_rt.thread_level == MPI_THREAD_MULTIPLE;
     if (threaded) dmpi_unlock();
     if (i - spin_limit < yield_limit) sched_yield();
+    else if (dmpi_tp.net && !dmpi_tp.nshm && !threaded)
+        dmpi_tp.net->wait(1); /* only the network can wake us */
     else usleep(sleep_us);
     if (threaded) dmpi_lock();
     /* By the clock, not by iterations: with more ranks than cores a
@@ -113,7 +129,7 @@ int dmpi_p2p_init(void)
     dmpi_p2p.rx = calloc((size_t)dmpi_p2p.nprocs, sizeof(dmpi_rx_peer));
     dmpi_p2p.tx = calloc((size_t)dmpi_p2p.nprocs, sizeof(dmpi_tx_peer));
     if (!dmpi_p2p.rx || !dmpi_p2p.tx) return MPI_ERR_NO_MEM;
-    uint64_t ring_bytes = dmpi_shm.out ? dmpi_shm.out[0].ncells * DMPI_CELL : 65536;
+    uint64_t ring_bytes = dmpi_tp.nshm ? dmpi_tp.out[dmpi_tp.shm_peers[0]].ncells * DMPI_CELL : 65536;
     dmpi_p2p.eager_max = (uint64_t)dmpi_env_long("DMPI_EAGER_MAX", 32768);
     /* Pieces of 4 KiB let the receiver copy one out while the sender
      * writes the next: 2 ranks, 16 KiB ping-pong 0.96 against 1.16 us with
@@ -134,6 +150,7 @@ int dmpi_p2p_init(void)
     dmpi_p2p.coop_min = (uint64_t)dmpi_env_long("DMPI_COOP_MIN", 262144);
     dmpi_p2p.coop_chunk = (uint64_t)dmpi_env_long("DMPI_COOP_CHUNK", 131072);
     if (dmpi_p2p.coop_chunk < 4096) dmpi_p2p.coop_chunk = 4096;
+    dmpi_tp.deliver = dmpi_rx_packet_linear;
     dmpi_p2p.self_eager_max = (uint64_t)dmpi_env_long("DMPI_SELF_EAGER_MAX", 65536);
     dmpi_p2p.offer_min = (uint64_t)dmpi_env_long("DMPI_OFFER_MIN", (long)dmpi_p2p.eager_max);
     /* Spinning only pays when every rank can have a core; with more ranks
@@ -157,8 +174,9 @@ void dmpi_p2p_finalize(void)
     /* Wait for every rank, still draining our rings so that no peer stays
      * blocked on ring space (messages nobody receives are dropped). */
     dmpi_shm_arrive_finalize();
+    if (dmpi_tp.net) dmpi_tp.net->arrive_finalize();
     idle = 0;
-    while (!dmpi_shm_all_finalized()) {
+    while (!dmpi_shm_all_finalized() || (dmpi_tp.net && !dmpi_tp.net->all_finalized())) {
         if (!dmpi_progress()) dmpi_progress_idle(&idle);
     }
     dmpi_unexp *u;

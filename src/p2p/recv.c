@@ -83,11 +83,50 @@ static void pull_bytes(int peer, uint64_t addr, dmpi_request *r, uint64_t n)
     free(bounce);
 }
 
-void dmpi_rndv_pull(dmpi_request *r, int peer, uint64_t addr, uint64_t cookie, uint32_t seq,
-                    dmpi_request *self_sender)
+/* A network peer's read finished: unpack a bounce buffer, answer DONE. */
+static void net_read_done(dmpi_request *r, int peer, const char *err)
+{
+    if (err) dmpi_protocol_error(peer, err);
+    uint64_t n = (uint64_t)dmpi_status_bytes(&r->status);
+    if (r->tmp) {
+        dmpi_recv_deliver(r, 0, r->tmp, n);
+        free(r->tmp);
+        r->tmp = NULL;
+    } else {
+        r->proto_u64[2] += n;
+    }
+    dmpi_tx_ctl(peer, DMPI_PKT_DONE, r->proto_u64[3]);
+    dmpi_request_complete(r);
+}
+
+/* Rendezvous with a network peer: its transport reads the data, straight
+ * into a contiguous receive buffer, else into a bounce buffer. */
+static void net_pull(dmpi_request *r, int peer, const dmpi_rts_info *info, uint64_t cookie)
 {
     uint64_t n = (uint64_t)dmpi_status_bytes(&r->status);
-    if (!dmpi_coop_pull(r, peer, addr, cookie, seq, n)) pull_bytes(peer, addr, r, n);
+    void *local = (char *)r->buf + r->dt->true_lb;
+    r->proto_u64[3] = cookie;
+    r->tmp = NULL;
+    if (!r->dt->contiguous && n) {
+        local = r->tmp = malloc((size_t)n);
+        if (!local) dmpi_protocol_error(peer, "out of memory for the receive bounce buffer");
+    }
+    if (n == 0) {
+        net_read_done(r, peer, NULL);
+        return;
+    }
+    dmpi_tp_of(peer)->read(peer, r, local, n, info, net_read_done);
+}
+
+void dmpi_rndv_pull(dmpi_request *r, int peer, const dmpi_rts_info *info, uint64_t cookie,
+                    uint32_t seq, dmpi_request *self_sender)
+{
+    if (peer != dmpi_p2p.me && !dmpi_p2p_on_node(peer)) {
+        net_pull(r, peer, info, cookie);
+        return;
+    }
+    uint64_t n = (uint64_t)dmpi_status_bytes(&r->status);
+    if (!dmpi_coop_pull(r, peer, info->addr, cookie, seq, n)) pull_bytes(peer, info->addr, r, n);
     if (self_sender) dmpi_send_reply(self_sender, DMPI_TXW_DONE);
     else dmpi_tx_ctl(peer, DMPI_PKT_DONE, cookie);
     dmpi_request_complete(r);
@@ -110,11 +149,11 @@ void dmpi_recv_from_unexp(dmpi_request *r, dmpi_unexp *u)
         free(u->data);
         break;
     case DMPI_UX_RTS:
-        dmpi_rndv_pull(r, u->peer, u->addr, u->cookie, u->seq, NULL);
+    case DMPI_UX_SELF: {
+        dmpi_rts_info info = {u->addr, u->key};
+        dmpi_rndv_pull(r, u->peer, &info, u->cookie, u->seq, u->self_sender);
         break;
-    case DMPI_UX_SELF:
-        dmpi_rndv_pull(r, u->peer, u->addr, 0, 0, u->self_sender);
-        break;
+    }
     }
     u->magic = 0;
     free(u);
@@ -238,11 +277,12 @@ static void on_rts(int peer, dmpi_pkt *p, const dmpi_env *env)
     dmpi_request *r = dmpi_match_posted(env);
     if (r) {
         dmpi_recv_set_envelope(r, env);
-        dmpi_rndv_pull(r, peer, info.addr, p->cookie, p->seq, NULL);
+        dmpi_rndv_pull(r, peer, &info, p->cookie, p->seq, NULL);
         return;
     }
     dmpi_unexp *u = new_unexp(peer, env, DMPI_UX_RTS);
     u->addr = info.addr;
+    u->key = info.key;
     u->seq = p->seq;
     u->cookie = p->cookie;
     dmpi_unexp_add(u);
@@ -309,9 +349,23 @@ static void check_shape(int peer, const dmpi_ring *ring, const dmpi_pkt *p)
         dmpi_protocol_error(peer, "malformed packet (cell count or payload length)");
 }
 
+/* A network transport's packet: the same checks and handling, on a linear
+ * view of its buffer (a "ring" too large to wrap). */
+void dmpi_rx_packet_linear(int peer, void *buf, uint64_t len)
+{
+    dmpi_ring view = {.cells = buf, .ncells = (uint64_t)1 << 16};
+    dmpi_pkt *p = buf;
+    if (len < DMPI_CELL) dmpi_protocol_error(peer, "short packet");
+    p->ncells = (uint16_t)dmpi_pkt_cells(p->plen);
+    if (p->plen > DMPI_INLINE_BYTES && len < DMPI_CELL + (p->plen - DMPI_INLINE_BYTES))
+        dmpi_protocol_error(peer, "packet shorter than its payload length");
+    check_shape(peer, &view, p);
+    rx_packet(peer, &view, p);
+}
+
 int dmpi_rx_poll_peer(int peer)
 {
-    dmpi_ring *ring = &dmpi_shm.in[peer];
+    dmpi_ring *ring = &dmpi_tp.in[peer];
     int n = 0;
     uint64_t released = ring->pos;
     dmpi_pkt *p;

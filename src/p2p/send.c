@@ -33,6 +33,10 @@ static void finish_data(dmpi_request *r)
 void dmpi_send_reply(dmpi_request *r, int what)
 {
     r->proto_int[1] &= ~what;
+    if ((what & DMPI_TXW_DONE) && r->proto) { /* the peer has read the exposed buffer */
+        dmpi_tp_of(r->proto_int[0])->unexpose(r->proto);
+        r->proto = NULL;
+    }
     if (r->proto_int[1] == 0) {
         free(r->tmp);
         r->tmp = NULL;
@@ -40,8 +44,23 @@ void dmpi_send_reply(dmpi_request *r, int what)
     }
 }
 
-/* Writes as many packets of r as the ring takes; true when all are out. */
-static bool write_packets(dmpi_ring *ring, dmpi_request *r)
+/* The RTS description of r's data (a network peer's transport exposes the
+ * buffer until DONE; shm peers read it by address). */
+static void rts_info(int peer, dmpi_request *r, dmpi_rts_info *info)
+{
+    const dmpi_tp_ops *t = dmpi_tp_of(peer);
+    if (!t->expose) {
+        *info = (dmpi_rts_info){r->proto_u64[3], (uint64_t)getpid()};
+        return;
+    }
+    void *handle = NULL;
+    if (t->expose(peer, send_data(r), (uint64_t)r->bytes, info, &handle) != 0)
+        dmpi_protocol_error(peer, "cannot register a send buffer for remote reading");
+    r->proto = handle;
+}
+
+/* Writes as many packets of r as the channel takes; true when all are out. */
+static bool write_packets(int peer, dmpi_request *r)
 {
     uint64_t total = (uint64_t)r->bytes;
     int proto = r->proto_int[2];
@@ -50,7 +69,7 @@ static bool write_packets(dmpi_ring *ring, dmpi_request *r)
         r->proto_int[1] &= ~DMPI_TXW_DONE;
     }
     if (proto == 2) {
-        dmpi_pkt *p = dmpi_ring_reserve(ring, 1);
+        dmpi_pkt *p = dmpi_tp_reserve(peer, 1);
         if (!p) return false;
         p->type = DMPI_PKT_PUSHED;
         p->flags = 0;
@@ -61,24 +80,26 @@ static bool write_packets(dmpi_ring *ring, dmpi_request *r)
         p->len = total;
         p->plen = 0;
         p->cookie = 0;
-        dmpi_ring_publish(ring, p, 1);
+        dmpi_tp_publish(peer, p, 1);
         r->proto_u64[0] = total;
         return true;
     }
     bool rts = proto == 1;
+    uint64_t frag_max = dmpi_p2p_frag_max(peer);
     do {
         uint64_t done = r->proto_u64[0];
         uint64_t plen = rts ? sizeof(dmpi_rts_info)
-                            : (total - done < dmpi_p2p.frag_max ? total - done : dmpi_p2p.frag_max);
+                            : (total - done < frag_max ? total - done : frag_max);
         uint32_t cells = dmpi_pkt_cells(plen);
-        dmpi_pkt *p = dmpi_ring_reserve(ring, cells);
+        dmpi_pkt *p = dmpi_tp_reserve(peer, cells);
         if (!p) return false;
         if (rts) {
-            dmpi_rts_info info = {r->proto_u64[3], (int32_t)getpid(), 0};
-            dmpi_ring_write_payload(ring, p, &info, sizeof info);
+            dmpi_rts_info info;
+            rts_info(peer, r, &info);
+            dmpi_tp_write_payload(peer, p, &info, sizeof info);
             r->proto_u64[0] = total;
         } else {
-            dmpi_ring_write_payload(ring, p, (const char *)send_data(r) + done, plen);
+            dmpi_tp_write_payload(peer, p, (const char *)send_data(r) + done, plen);
             r->proto_u64[0] = done + plen;
         }
         /* the header after the payload (see dmpi_ring_write_payload) */
@@ -90,7 +111,7 @@ static bool write_packets(dmpi_ring *ring, dmpi_request *r)
         p->src = r->comm->rank;
         p->len = total;
         p->cookie = (uint64_t)(uintptr_t)r;
-        dmpi_ring_publish(ring, p, cells);
+        dmpi_tp_publish(peer, p, cells);
     } while (r->proto_u64[0] < total);
     return true;
 }
@@ -98,16 +119,15 @@ static bool write_packets(dmpi_ring *ring, dmpi_request *r)
 static bool flush_ctl(int peer)
 {
     dmpi_tx_peer *tx = &dmpi_p2p.tx[peer];
-    dmpi_ring *ring = &dmpi_shm.out[peer];
     while (tx->ctl_head) {
-        dmpi_pkt *p = dmpi_ring_reserve(ring, 1);
+        dmpi_pkt *p = dmpi_tp_reserve(peer, 1);
         if (!p) return false;
         dmpi_ctl_pkt *c = tx->ctl_head;
         p->type = c->type;
         p->flags = 0;
         p->plen = 0;
         p->cookie = c->cookie;
-        dmpi_ring_publish(ring, p, 1);
+        dmpi_tp_publish(peer, p, 1);
         tx->ctl_head = c->next;
         if (!tx->ctl_head) tx->ctl_tail = NULL;
         free(c);
@@ -121,7 +141,7 @@ void dmpi_tx_push(int peer)
     if (tx->ctl_head && !flush_ctl(peer)) return;
     while (tx->head) {
         dmpi_request *r = tx->head;
-        if (!write_packets(&dmpi_shm.out[peer], r)) return;
+        if (!write_packets(peer, r)) return;
         tx->head = r->next;
         if (!tx->head) tx->tail = NULL;
         r->next = NULL;
@@ -141,13 +161,13 @@ void dmpi_tx_ctl(int peer, uint8_t type, uint64_t cookie)
 {
     dmpi_tx_peer *tx = &dmpi_p2p.tx[peer];
     if (!tx->ctl_head) {
-        dmpi_pkt *p = dmpi_ring_reserve(&dmpi_shm.out[peer], 1);
+        dmpi_pkt *p = dmpi_tp_reserve(peer, 1);
         if (p) {
             p->type = type;
             p->flags = 0;
             p->plen = 0;
             p->cookie = cookie;
-            dmpi_ring_publish(&dmpi_shm.out[peer], p, 1);
+            dmpi_tp_publish(peer, p, 1);
             return;
         }
     }
@@ -228,8 +248,11 @@ void dmpi_send_start(dmpi_request *r)
     dmpi_tx_peer *tx = &dmpi_p2p.tx[w];
     r->proto_u64[2] = tx->next_seq++;
     uint64_t bytes = (uint64_t)r->bytes;
-    bool rts = (bytes > dmpi_p2p.eager_max && dmpi_shm.cma_ok) ||
-               (bytes > dmpi_p2p.heap_eager_max && dmpi_heap_contains(r->proto_u64[3], bytes));
+    bool rts = dmpi_p2p_on_node(w)
+                   ? (bytes > dmpi_p2p.eager_max && dmpi_shm.cma_ok) ||
+                         (bytes > dmpi_p2p.heap_eager_max &&
+                          dmpi_heap_contains(r->proto_u64[3], bytes))
+                   : bytes > dmpi_tp_of(w)->eager_max;
     r->proto_int[2] = rts ? 1 : 0;
     if (rts) r->proto_int[1] |= DMPI_TXW_DONE;
     else if (r->mode == DMPI_MODE_SYNC) r->proto_int[1] |= DMPI_TXW_ACK;
@@ -278,11 +301,10 @@ bool dmpi_send_immediate(const void *buf, MPI_Count count, dmpi_datatype *dt, in
     if (w == dmpi_p2p.me) return false;
     dmpi_tx_peer *tx = &dmpi_p2p.tx[w];
     if (tx->head || tx->ctl_head) return false;
-    dmpi_ring *ring = &dmpi_shm.out[w];
     uint32_t cells = dmpi_pkt_cells(bytes);
-    dmpi_pkt *p = dmpi_ring_reserve(ring, cells);
+    dmpi_pkt *p = dmpi_tp_reserve(w, cells);
     if (!p) return false;
-    dmpi_ring_write_payload(ring, p, (const char *)buf + dt->true_lb, bytes);
+    dmpi_tp_write_payload(w, p, (const char *)buf + dt->true_lb, bytes);
     p->type = DMPI_PKT_EAGER; /* the header after the payload */
     p->flags = 0;
     p->seq = tx->next_seq++;
@@ -291,6 +313,6 @@ bool dmpi_send_immediate(const void *buf, MPI_Count count, dmpi_datatype *dt, in
     p->src = comm->rank;
     p->len = bytes;
     p->cookie = 0;
-    dmpi_ring_publish(ring, p, cells);
+    dmpi_tp_publish(w, p, cells);
     return true;
 }

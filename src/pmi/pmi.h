@@ -48,4 +48,12 @@ int dmpi_pmi_fd(void);
 
 bool dmpi_pmi_is_singleton(void);
 
+/* Node of every rank (node_of[size]) from the launcher's process mapping
+ * (pmi_mapping.c); without one, every rank is on node 0 and -1 is
+ * returned. Node numbers need not be dense. */
+int dmpi_pmi_node_ids(int size, int *node_of);
+/* The parser alone: "(vector,(node,nodes,ranks),...)" -> node_of. */
+int dmpi_pmi_parse_mapping(const char *text, int size, int *node_of);
+int dmpi_pmi_apply_mapping(const long (*blk)[3], int nblk, int size, int *node_of);
+
 #endif

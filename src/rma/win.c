@@ -188,6 +188,12 @@ static int check_records(const rank_rec *recs, int n, int flavor, char *why, siz
             snprintf(why, whylen, "rank %d of the window ran out of memory", i);
             return recs[i].status;
         }
+        if (dmpi_rt.node_of[recs[i].world] != dmpi_rt.node_of[recs[0].world]) {
+            snprintf(why, whylen, "windows whose ranks are on several hosts are not "
+                                  "implemented yet (ranks 0 and %d of this one are not on "
+                                  "the same host)", i);
+            return MPI_ERR_UNSUPPORTED_OPERATION;
+        }
         if (flavor == MPI_WIN_FLAVOR_DYNAMIC ||
             (flavor == MPI_WIN_FLAVOR_CREATE && recs[i].size > 0 && !in_heap(&recs[i])))
             cma_needed = true;

@@ -96,8 +96,17 @@ static void setup_once(void)
     dmpi_shm.rank = 0;
     dmpi_shm.size = 2;
     dmpi_shm.cma_ok = false; /* no offers, no cooperative copies */
-    dmpi_shm.out = out;
-    dmpi_shm.in = in;
+    static const dmpi_tp_ops *ops[2] = {NULL, &dmpi_tp_shm_ops};
+    static int shm_peers[1] = {1}, local_of[2] = {0, 1}, world_of[2] = {0, 1};
+    dmpi_tp.me = 0;
+    dmpi_tp.nprocs = 2;
+    dmpi_tp.out = out;
+    dmpi_tp.in = in;
+    dmpi_tp.ops = ops;
+    dmpi_tp.shm_peers = shm_peers;
+    dmpi_tp.nshm = 1;
+    dmpi_shm.local_of = local_of;
+    dmpi_shm.world_of = world_of;
     pids[0] = getpid();
     pids[1] = -1; /* single-copy reads from "rank 1" fail cleanly */
     dmpi_shm.pids = pids;
@@ -132,8 +141,8 @@ static void reset(void)
         memset(tx, 0, sizeof *tx);
         reset_ring(&rings[p][0]);
         reset_ring(&rings[p][1]);
-        dmpi_shm.out[p] = rings[p][0];
-        dmpi_shm.in[p] = rings[p][1];
+        dmpi_tp.out[p] = rings[p][0];
+        dmpi_tp.in[p] = rings[p][1];
     }
     dmpi_p2p.pending_sends = 0;
     dmpi_p2p.rts_waiting = 0;
@@ -172,7 +181,7 @@ static void check_requests(void)
  * the following cells from the input. Returns input bytes used. */
 static size_t put_packet(const uint8_t *d, size_t n)
 {
-    dmpi_ring *in = &dmpi_shm.in[1];
+    dmpi_ring *in = &dmpi_tp.in[1];
     dmpi_pkt hdr;
     memset(&hdr, 0, sizeof hdr);
     memcpy((char *)&hdr + sizeof(uint64_t), d, n < DMPI_CELL - 8 ? n : DMPI_CELL - 8);

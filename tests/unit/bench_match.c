@@ -87,7 +87,7 @@ static void die(const char *what)
 /* ------------------------------------------------------------ raw ring */
 static void ring_send(int peer, const void *buf, uint32_t n)
 {
-    dmpi_ring *ring = &dmpi_shm.out[peer];
+    dmpi_ring *ring = &dmpi_tp.out[peer];
     uint32_t cells = dmpi_pkt_cells(n);
     dmpi_pkt *p;
     while (!(p = dmpi_ring_reserve(ring, cells))) {
@@ -106,7 +106,7 @@ static void ring_send(int peer, const void *buf, uint32_t n)
 
 static void ring_recv(int peer, void *buf, uint32_t n)
 {
-    dmpi_ring *ring = &dmpi_shm.in[peer];
+    dmpi_ring *ring = &dmpi_tp.in[peer];
     dmpi_pkt *p;
     while (!(p = dmpi_ring_peek(ring))) {
     }

@@ -12,7 +12,7 @@
 void dmpi_copy_with_peer(bool from_peer, int peer, void *local, uint64_t remote, uint64_t n)
 {
     if (n == 0) return;
-    if (dmpi_heap_contains(remote, n) || peer == dmpi_shm.rank) {
+    if (dmpi_heap_contains(remote, n) || peer == dmpi_shm.world_of[dmpi_shm.rank]) {
         if (from_peer) memcpy(local, (const void *)(uintptr_t)remote, n);
         else memcpy((void *)(uintptr_t)remote, local, n);
         return;

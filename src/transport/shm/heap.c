@@ -16,6 +16,7 @@
  * collective areas) the malloc library (malloc_hook.h) may call them from
  * any thread of the application. */
 #include "transport/shm/heap.h"
+#include "transport/shm/shm.h"
 
 #include "core/dmpi.h"
 #include "pmi/pmi.h"
@@ -47,7 +48,7 @@ static pthread_mutex_t heap_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void heap_name(char *buf, size_t n)
 {
-    snprintf(buf, n, "/dmpi-%s-heap", dmpi_pmi_jobid());
+    snprintf(buf, n, "/dmpi-%s-heap%d", dmpi_pmi_jobid(), dmpi_shm.node);
 }
 
 /* Candidate addresses far from where Linux puts the program, its heap and

@@ -49,11 +49,12 @@ typedef struct dmpi_pkt {
 _Static_assert(sizeof(dmpi_pkt) == DMPI_CELL, "packet header is one cache line");
 #define DMPI_INLINE_BYTES 16
 
-/* Rendezvous descriptor carried in an RTS payload. */
+/* Rendezvous descriptor carried in an RTS payload: the sender's data
+ * address, and what the transport needs besides (a network transport's
+ * memory key; the sender's pid for shm). */
 typedef struct dmpi_rts_info {
     uint64_t addr;
-    int32_t pid;
-    uint32_t pad;
+    uint64_t key;
 } dmpi_rts_info;
 _Static_assert(sizeof(dmpi_rts_info) <= DMPI_INLINE_BYTES, "fits inline");
 

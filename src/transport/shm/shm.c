@@ -10,6 +10,7 @@
  * counts the same processors for the node (node_cpus). */
 #include "transport/shm/shm.h"
 #include "transport/shm/heap.h"
+#include "transport/transport.h"
 
 #include "core/dmpi.h"
 #include "pmi/pmi.h"
@@ -62,7 +63,7 @@ static rank_rec *rec(int r)
 
 static void seg_name(char *buf, size_t n)
 {
-    snprintf(buf, n, "/dmpi-%s-node", dmpi_pmi_jobid());
+    snprintf(buf, n, "/dmpi-%s-node%d", dmpi_pmi_jobid(), dmpi_shm.node);
 }
 
 static int map_segment(int rank, int size, size_t *bytes_out)
@@ -126,15 +127,14 @@ static void prefault(void *p, size_t n)
 static void setup_rings(int rank, int size)
 {
     seg_hdr *h = dmpi_shm.base;
-    dmpi_shm.out = calloc((size_t)size, sizeof(dmpi_ring));
-    dmpi_shm.in = calloc((size_t)size, sizeof(dmpi_ring));
     dmpi_shm.pairs = (dmpi_pair_ctl *)(void *)((char *)dmpi_shm.base + h->offers_off);
     for (int p = 0; p < size; p++) {
+        int w = dmpi_shm.world_of[p];
         for (int dir = 0; dir < 2; dir++) {
             int from = dir ? p : rank, to = dir ? rank : p;
             char *r = (char *)dmpi_shm.base + h->rings_off +
                       ((size_t)from * size + to) * h->ring_bytes;
-            dmpi_ring *ring = dir ? &dmpi_shm.in[p] : &dmpi_shm.out[p];
+            dmpi_ring *ring = dir ? &dmpi_tp.in[w] : &dmpi_tp.out[w];
             ring->ctl = (dmpi_ring_ctl *)(void *)r;
             ring->cells = (unsigned char *)r + sizeof(dmpi_ring_ctl);
             ring->ncells = h->ring_cells;
@@ -177,10 +177,20 @@ static int probe_cma(int peer)
     return n == (ssize_t)sizeof v && v == 0x5eedf00dcafe1234ull;
 }
 
-int dmpi_shm_init(int rank, int size)
+int dmpi_shm_init(int rank, int size, const int *world_of, int node)
 {
     dmpi_shm.rank = rank;
     dmpi_shm.size = size;
+    dmpi_shm.node = node;
+    dmpi_shm.world_of = malloc((size_t)size * sizeof(int));
+    dmpi_shm.local_of = malloc((size_t)dmpi_tp.nprocs * sizeof(int));
+    dmpi_shm.pids = calloc((size_t)dmpi_tp.nprocs, sizeof(pid_t));
+    if (!dmpi_shm.world_of || !dmpi_shm.local_of || !dmpi_shm.pids) return -ENOMEM;
+    for (int w = 0; w < dmpi_tp.nprocs; w++) dmpi_shm.local_of[w] = -1;
+    for (int p = 0; p < size; p++) {
+        dmpi_shm.world_of[p] = world_of[p];
+        dmpi_shm.local_of[world_of[p]] = p;
+    }
     size_t bytes = 0;
     int rc = 0;
     if (rank == 0 && (rc = map_segment(rank, size, &bytes)) != 0) goto fail;
@@ -206,9 +216,8 @@ int dmpi_shm_init(int rank, int size)
     if (dmpi_pmi_barrier() != 0) return -EPIPE;
     dmpi_shm.cma_ok = true;
     count_cpus(rank, size);
-    dmpi_shm.pids = calloc((size_t)size, sizeof(pid_t));
     for (int p = 0; p < size; p++) {
-        dmpi_shm.pids[p] = atomic_load(&rec(p)->pid);
+        dmpi_shm.pids[world_of[p]] = atomic_load(&rec(p)->pid);
         if (!atomic_load(&rec(p)->cma_ok)) dmpi_shm.cma_ok = false;
     }
     bool heap_everywhere = true;
@@ -239,8 +248,8 @@ void dmpi_shm_finalize(void)
 {
     dmpi_heap_finalize();
     if (dmpi_shm.base) munmap(dmpi_shm.base, dmpi_shm.bytes);
-    free(dmpi_shm.out);
-    free(dmpi_shm.in);
     free(dmpi_shm.pids);
+    free(dmpi_shm.local_of);
+    free(dmpi_shm.world_of);
     memset(&dmpi_shm, 0, sizeof dmpi_shm);
 }

@@ -51,20 +51,24 @@ typedef struct dmpi_pair_ctl {
 typedef struct dmpi_shm_state {
     void *base;
     size_t bytes;
-    int rank, size;
+    int rank, size;     /* this rank's index among the node's ranks, their count */
+    int node;           /* the node's id (from the launcher) */
+    int *local_of;      /* local_of[world rank]: index on this node, or -1 */
+    int *world_of;      /* world_of[local index]: world rank */
     bool cma_ok;        /* every rank may process_vm_readv/writev the others */
     int node_cpus;      /* processors in the union of the ranks' affinity masks */
     int own_cpus;       /* processors in this rank's mask */
     int sharing;        /* ranks whose masks meet this rank's (itself included) */
-    pid_t *pids;
-    dmpi_ring *out;     /* out[p]: my ring towards p */
-    dmpi_ring *in;      /* in[p]: p's ring towards me */
-    dmpi_pair_ctl *pairs; /* pairs[recv * size + sender]: written by recv */
+    pid_t *pids;        /* pids[world rank], 0 off the node */
+    dmpi_pair_ctl *pairs; /* pairs[recv * size + sender] (local indices): written by recv */
 } dmpi_shm_state;
 
 extern dmpi_shm_state dmpi_shm;
 
-int dmpi_shm_init(int rank, int size);
+/* Maps the node's segment (ranks world_of[0..size), this one world_of[rank])
+ * and sets up the rings into dmpi_tp.out/in of the node's world ranks.
+ * Every rank of the job calls it (its PMI barriers are global). */
+int dmpi_shm_init(int rank, int size, const int *world_of, int node);
 /* One copy from (from_peer) or to the address `remote` of world rank
  * `peer` (copy.c): a memcpy where it lies in the shared heap, else CMA. */
 void dmpi_copy_with_peer(bool from_peer, int peer, void *local, uint64_t remote, uint64_t n);
@@ -73,16 +77,23 @@ void dmpi_shm_finalize(void);
 void dmpi_shm_arrive_finalize(void);
 bool dmpi_shm_all_finalized(void);
 
+/* The slots of an ordered pair of world ranks on this node. */
+static inline dmpi_pair_ctl *dmpi_shm_pair(int recv, int sender)
+{
+    return &dmpi_shm.pairs[(size_t)dmpi_shm.local_of[recv] * dmpi_shm.size +
+                           dmpi_shm.local_of[sender]];
+}
+
 /* The offer slot through which receiver `recv` offers buffers to `sender`. */
 static inline dmpi_offer *dmpi_shm_offer(int recv, int sender)
 {
-    return &dmpi_shm.pairs[(size_t)recv * dmpi_shm.size + sender].offer;
+    return &dmpi_shm_pair(recv, sender)->offer;
 }
 
 /* The slot through which receiver `recv` shares a copy with `sender`. */
 static inline dmpi_coop *dmpi_shm_coop(int recv, int sender)
 {
-    return &dmpi_shm.pairs[(size_t)recv * dmpi_shm.size + sender].coop;
+    return &dmpi_shm_pair(recv, sender)->coop;
 }
 
 #endif

@@ -1,0 +1,114 @@
+/* The libfabric transport's shared state (ofi.c opens it, ofi_io.c moves
+ * packets and rendezvous reads, ofi_mr.c caches memory registrations).
+ * One FI_EP_RDM endpoint per rank, one completion queue, an address vector
+ * of every rank. Packets are tagged messages whose tag is the sender's
+ * world rank (so the receiver knows who sent without FI_SOURCE); matching
+ * by MPI envelope stays in the protocol layer. The protocol wants each
+ * peer's packets in the order they were sent, as a ring keeps them; a
+ * provider may complete receives out of that order (tcp;ofi_rxm finishes a
+ * large message it moves by its own rendezvous after later small ones), so
+ * the tag also carries a per-peer packet sequence number and early packets
+ * wait until their turn. */
+#ifndef DMPI_OFI_H
+#define DMPI_OFI_H
+
+#include "transport/transport.h"
+
+#include <rdma/fabric.h>
+#include <rdma/fi_cm.h>
+#include <rdma/fi_domain.h>
+#include <rdma/fi_endpoint.h>
+#include <rdma/fi_errno.h>
+#include <rdma/fi_rma.h>
+#include <rdma/fi_tagged.h>
+
+/* GCC 12 warns, wrongly, of an uninitialised value inside libfabric's own
+ * inline fi_mr_reg when it is inlined here. */
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+
+/* Kinds of operations whose completions arrive on the queue. */
+enum { OFI_OP_RECV = 1, OFI_OP_SEND, OFI_OP_READ };
+
+/* What every operation's context starts with: the provider's scratch
+ * space (FI_CONTEXT) and which kind of operation it is. */
+typedef struct ofi_op {
+    struct fi_context ctx;
+    int kind;
+} ofi_op;
+
+/* A packet buffer (receive or send). */
+typedef struct ofi_buf {
+    ofi_op op;
+    struct ofi_buf *next;    /* a peer's early packets, by sequence */
+    uint32_t seq;
+    uint64_t len;
+    struct fid_mr *mr;       /* its registration (FI_MR_LOCAL) */
+    void *desc;
+    unsigned char *mem;
+} ofi_buf;
+
+/* One registered region of the cache (ofi_mr.c). */
+typedef struct ofi_mr {
+    struct ofi_mr *next;
+    uintptr_t lo, hi;        /* page-rounded range */
+    uint64_t access;
+    struct fid_mr *mr;
+    int refs;
+    uint64_t last_use;
+} ofi_mr;
+
+typedef struct ofi_state {
+    struct fi_info *info;
+    struct fid_fabric *fabric;
+    struct fid_domain *domain;
+    struct fid_av *av;
+    struct fid_cq *cq;
+    struct fid_ep *ep;
+    fi_addr_t *addr;         /* addr[world rank] */
+    int me, nprocs, nremote;
+    uint64_t mr_mode;
+    size_t inject_max, msg_max;
+    uint64_t buf_bytes;      /* packet buffers: a header cell + frag_max */
+    ofi_buf **cur;           /* cur[peer]: reserved, not yet published */
+    uint32_t *tx_seq;        /* tx_seq[peer]: sequence of the next packet to it */
+    uint32_t *rx_seq;        /* rx_seq[peer]: sequence of the next packet to deliver */
+    ofi_buf **early;         /* early[peer]: packets that came before their turn */
+    int nrecv;               /* receive buffers kept posted */
+    int nrecv_made, recv_cap; /* all receive buffers (posted or early) */
+    ofi_buf **recv;
+    long in_flight;          /* sends and reads not completed */
+    int fins;                /* peers that finished */
+    bool cq_waits;           /* the completion queue has a wait object */
+    /* registration cache */
+    ofi_mr *mrs;
+    int nmrs;
+    uint64_t mr_clock, mr_hits, mr_misses, mr_evictions, next_key;
+} ofi_state;
+
+extern ofi_state dmpi_ofi;
+
+/* ofi_io.c */
+int dmpi_ofi_io_init(void);
+void dmpi_ofi_io_finalize(void);
+dmpi_pkt *dmpi_ofi_reserve(int peer, uint32_t cells);
+void dmpi_ofi_publish(int peer, dmpi_pkt *p, uint32_t cells);
+void dmpi_ofi_read(int peer, struct dmpi_request *r, void *local, uint64_t n,
+                   const dmpi_rts_info *info, dmpi_tp_read_done_fn done);
+int dmpi_ofi_progress(void);
+int dmpi_ofi_wait(int ms);
+void dmpi_ofi_arrive_finalize(void);
+bool dmpi_ofi_all_finalized(void);
+/* Ends the job: a libfabric call failed. */
+_Noreturn void dmpi_ofi_fail(const char *what, int rc);
+
+/* ofi_mr.c: a registration of [p, p+n) with at least `access`, from the
+ * cache (counted as a hit) or new (a miss); release when done with it. */
+ofi_mr *dmpi_ofi_mr_get(const void *p, uint64_t n, uint64_t access);
+void dmpi_ofi_mr_put(ofi_mr *m);
+/* Drops cached registrations that overlap [p, p+n) (memory going away). */
+void dmpi_ofi_mr_invalidate(const void *p, uint64_t n);
+void dmpi_ofi_mr_finalize(void);
+int dmpi_ofi_expose(int peer, const void *buf, uint64_t n, dmpi_rts_info *info, void **handle);
+void dmpi_ofi_unexpose(void *handle);
+
+#endif

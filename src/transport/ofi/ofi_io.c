@@ -1,0 +1,338 @@
+/* The libfabric transport: moving packets and rendezvous data. A packet
+ * (header cell + payload, linear) is one tagged send whose tag is the
+ * sender's world rank (low 32 bits) and the packet's sequence number
+ * towards that peer (high 32 bits); small ones are injected (no completion
+ * to wait for). Packets are delivered in sequence order per peer. Receives: a ring of buffers of one packet's size each, kept
+ * posted; each arriving packet goes to the protocol layer (dmpi_tp.deliver)
+ * and its buffer is posted again. Rendezvous: the receiver reads the
+ * sender's registered buffer with fi_read, in pieces of at most the
+ * provider's message size. Finalize: every rank sends FIN to every peer
+ * after its last packet and waits for every peer's FIN (packets between
+ * two ranks arrive in order, so nothing of a peer's is still coming). */
+#include "transport/ofi/ofi.h"
+
+#include "core/dmpi.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define OFI_PKT_FIN 0x7f /* transport-level packet: the peer is finalizing */
+
+/* One piece of a rendezvous read. */
+typedef struct ofi_read_op {
+    ofi_op op;
+    struct ofi_read_job *job;
+} ofi_read_op;
+
+typedef struct ofi_read_job {
+    struct dmpi_request *r;
+    int peer;
+    long pending;            /* pieces not yet completed */
+    ofi_mr *mr;              /* local registration (FI_MR_LOCAL) */
+    dmpi_tp_read_done_fn done;
+} ofi_read_job;
+
+static ofi_buf *new_buf(int kind, uint64_t access)
+{
+    ofi_buf *b = calloc(1, sizeof *b);
+    if (!b || !(b->mem = malloc(dmpi_ofi.buf_bytes)))
+        dmpi_abort_job(1, "dmpi: rank %d: out of memory for network buffers", dmpi_ofi.me);
+    b->op.kind = kind;
+    if (dmpi_ofi.mr_mode & FI_MR_LOCAL) {
+        int rc = fi_mr_reg(dmpi_ofi.domain, b->mem, dmpi_ofi.buf_bytes, access, 0,
+                           dmpi_ofi.next_key++, 0, &b->mr, NULL);
+        if (rc) dmpi_ofi_fail("registering a packet buffer", rc);
+        b->desc = fi_mr_desc(b->mr);
+    }
+    return b;
+}
+
+static void free_buf(ofi_buf *b)
+{
+    if (b->mr) fi_close(&b->mr->fid);
+    free(b->mem);
+    free(b);
+}
+
+/* Waits for room in the provider's queues: progress, then try again. */
+static bool again(ssize_t rc, const char *what)
+{
+    if (rc == 0) return false;
+    if (rc != -FI_EAGAIN) dmpi_ofi_fail(what, (int)rc);
+    dmpi_ofi_progress();
+    return true;
+}
+
+static void post_recv(ofi_buf *b)
+{
+    while (again(fi_trecv(dmpi_ofi.ep, b->mem, dmpi_ofi.buf_bytes, b->desc, FI_ADDR_UNSPEC, 0,
+                          ~(uint64_t)0, &b->op.ctx),
+                 "posting a receive"))
+        ;
+}
+
+/* Send buffers: all of them (to free at the end), and the idle ones. */
+static ofi_buf **all_send;
+static int nsend, capsend;
+static ofi_buf **idle_send;
+static int nidle;
+
+static ofi_buf *get_send_buf(void)
+{
+    if (nidle) return idle_send[--nidle];
+    if (nsend == capsend) {
+        capsend = capsend ? 2 * capsend : 64;
+        all_send = realloc(all_send, (size_t)capsend * sizeof *all_send);
+        idle_send = realloc(idle_send, (size_t)capsend * sizeof *idle_send);
+        if (!all_send || !idle_send)
+            dmpi_abort_job(1, "dmpi: rank %d: out of memory for network buffers", dmpi_ofi.me);
+    }
+    ofi_buf *b = new_buf(OFI_OP_SEND, FI_SEND);
+    all_send[nsend++] = b;
+    return b;
+}
+
+static void put_send_buf(ofi_buf *b) { idle_send[nidle++] = b; }
+
+/* Receive buffers: every one made is in dmpi_ofi.recv (freed at the end). */
+static ofi_buf *new_recv_buf(void)
+{
+    ofi_state *o = &dmpi_ofi;
+    if (o->nrecv_made == o->recv_cap) {
+        o->recv_cap = o->recv_cap ? 2 * o->recv_cap : 64;
+        o->recv = realloc(o->recv, (size_t)o->recv_cap * sizeof *o->recv);
+        if (!o->recv) dmpi_abort_job(1, "dmpi: rank %d: out of memory for network buffers", o->me);
+    }
+    ofi_buf *b = new_buf(OFI_OP_RECV, FI_RECV);
+    o->recv[o->nrecv_made++] = b;
+    return b;
+}
+
+int dmpi_ofi_io_init(void)
+{
+    ofi_state *o = &dmpi_ofi;
+    o->cur = calloc((size_t)o->nprocs, sizeof *o->cur);
+    o->tx_seq = calloc((size_t)o->nprocs, sizeof *o->tx_seq);
+    o->rx_seq = calloc((size_t)o->nprocs, sizeof *o->rx_seq);
+    o->early = calloc((size_t)o->nprocs, sizeof *o->early);
+    if (!o->tx_seq || !o->rx_seq || !o->early) return -FI_ENOMEM;
+    o->nrecv = (int)dmpi_env_long("DMPI_OFI_RECV_BUFS", 64);
+    if (o->nrecv < 4) o->nrecv = 4;
+    if (!o->cur) return -FI_ENOMEM;
+    for (int i = 0; i < o->nrecv; i++) post_recv(new_recv_buf());
+    return 0;
+}
+
+void dmpi_ofi_io_finalize(void)
+{
+    ofi_state *o = &dmpi_ofi;
+    for (int i = 0; i < nsend; i++) free_buf(all_send[i]);
+    free(all_send);
+    free(idle_send);
+    all_send = idle_send = NULL;
+    nsend = capsend = nidle = 0;
+    /* (the endpoint is closed already: the provider owns none of them) */
+    for (int i = 0; i < o->nrecv_made; i++) free_buf(o->recv[i]); /* early ones included */
+    free(o->recv);
+    free(o->early);
+    free(o->tx_seq);
+    free(o->rx_seq);
+    free(o->cur);
+}
+
+dmpi_pkt *dmpi_ofi_reserve(int peer, uint32_t cells)
+{
+    ofi_buf *b = get_send_buf();
+    dmpi_ofi.cur[peer] = b;
+    dmpi_ring *view = &dmpi_tp.out[peer];
+    view->cells = b->mem;
+    view->ncells = (uint64_t)1 << 16;
+    view->pos = 0;
+    (void)cells;
+    return (dmpi_pkt *)(void *)b->mem;
+}
+
+static void send_buf(int peer, ofi_buf *b, size_t len)
+{
+    ofi_state *o = &dmpi_ofi;
+    uint64_t tag = (uint64_t)o->tx_seq[peer]++ << 32 | (uint32_t)o->me;
+    if (len <= o->inject_max) {
+        while (again(fi_tinject(o->ep, b->mem, len, o->addr[peer], tag), "inject"))
+            ;
+        put_send_buf(b);
+        return;
+    }
+    while (again(fi_tsend(o->ep, b->mem, len, b->desc, o->addr[peer], tag, &b->op.ctx), "send"))
+        ;
+    o->in_flight++;
+}
+
+void dmpi_ofi_publish(int peer, dmpi_pkt *p, uint32_t cells)
+{
+    ofi_buf *b = dmpi_ofi.cur[peer];
+    dmpi_ofi.cur[peer] = NULL;
+    p->ncells = (uint16_t)cells;
+    uint64_t len = DMPI_CELL + (p->plen > DMPI_INLINE_BYTES ? p->plen - DMPI_INLINE_BYTES : 0);
+    send_buf(peer, b, (size_t)len);
+}
+
+void dmpi_ofi_read(int peer, struct dmpi_request *r, void *local, uint64_t n,
+                   const dmpi_rts_info *info, dmpi_tp_read_done_fn done)
+{
+    ofi_state *o = &dmpi_ofi;
+    ofi_read_job *job = calloc(1, sizeof *job);
+    if (!job) dmpi_abort_job(1, "dmpi: rank %d: out of memory for a network read", o->me);
+    job->r = r;
+    job->peer = peer;
+    job->done = done;
+    void *desc = NULL;
+    if (o->mr_mode & FI_MR_LOCAL) {
+        job->mr = dmpi_ofi_mr_get(local, n, FI_READ);
+        desc = fi_mr_desc(job->mr->mr);
+    }
+    uint64_t piece = o->msg_max < ((uint64_t)1 << 30) ? o->msg_max : ((uint64_t)1 << 30);
+    job->pending = (long)((n + piece - 1) / piece);
+    for (uint64_t off = 0; off < n; off += piece) {
+        uint64_t len = n - off < piece ? n - off : piece;
+        ofi_read_op *op = calloc(1, sizeof *op);
+        if (!op) dmpi_abort_job(1, "dmpi: rank %d: out of memory for a network read", o->me);
+        op->op.kind = OFI_OP_READ;
+        op->job = job;
+        while (again(fi_read(o->ep, (char *)local + off, (size_t)len, desc, o->addr[peer],
+                             info->addr + off, info->key, &op->op.ctx),
+                     "read"))
+            ;
+        o->in_flight++;
+    }
+}
+
+static void read_piece_done(ofi_read_op *op, const char *err)
+{
+    ofi_read_job *job = op->job;
+    free(op);
+    dmpi_ofi.in_flight--;
+    if (err) job->done(job->r, job->peer, err);
+    if (--job->pending > 0) return;
+    if (job->mr) dmpi_ofi_mr_put(job->mr);
+    job->done(job->r, job->peer, NULL);
+    free(job);
+}
+
+/* Hands one packet to the protocol (or counts a FIN). */
+static void deliver(int peer, ofi_buf *b)
+{
+    dmpi_pkt *p = (dmpi_pkt *)(void *)b->mem;
+    dmpi_ofi.rx_seq[peer]++;
+    if (b->len >= DMPI_CELL && p->type == OFI_PKT_FIN) dmpi_ofi.fins++;
+    else dmpi_tp.deliver(peer, b->mem, b->len);
+}
+
+/* An early packet waits in its peer's list (ordered by sequence) and a new
+ * buffer takes its place among the posted ones; when the packet whose
+ * turn it is arrives, the waiting ones that follow it go too. */
+static void on_recv(ofi_buf *b, const struct fi_cq_tagged_entry *e)
+{
+    ofi_state *o = &dmpi_ofi;
+    int peer = (int)(uint32_t)e->tag;
+    if (peer < 0 || peer >= o->nprocs || peer == o->me || o->addr[peer] == FI_ADDR_NOTAVAIL)
+        dmpi_abort_job(1, "dmpi: rank %d: network packet from no rank of the job", o->me);
+    b->seq = (uint32_t)(e->tag >> 32);
+    b->len = e->len;
+    if (b->seq != o->rx_seq[peer]) {
+        ofi_buf **pp = &o->early[peer];
+        while (*pp && (int32_t)((*pp)->seq - b->seq) < 0) pp = &(*pp)->next;
+        b->next = *pp;
+        *pp = b;
+        post_recv(new_recv_buf());
+        return;
+    }
+    deliver(peer, b);
+    post_recv(b);
+    while (o->early[peer] && o->early[peer]->seq == o->rx_seq[peer]) {
+        ofi_buf *q = o->early[peer];
+        o->early[peer] = q->next;
+        deliver(peer, q);
+        post_recv(q); /* one more posted than before the packets came early */
+    }
+}
+
+static void on_error(void)
+{
+    struct fi_cq_err_entry err = {0};
+    if (fi_cq_readerr(dmpi_ofi.cq, &err, 0) != 1) return;
+    const char *why = fi_cq_strerror(dmpi_ofi.cq, err.prov_errno, err.err_data, NULL, 0);
+    int kind = err.op_context ? ((ofi_op *)err.op_context)->kind : 0;
+    if (kind == OFI_OP_RECV && err.err == FI_ECANCELED) return;
+    if (kind == OFI_OP_READ) {
+        read_piece_done(err.op_context, why ? why : fi_strerror(err.err));
+        return;
+    }
+    dmpi_abort_job(1, "dmpi: rank %d: network operation failed: %s (%s)", dmpi_ofi.me,
+                   fi_strerror(err.err), why ? why : "");
+}
+
+static void handle(const struct fi_cq_tagged_entry *ev, ssize_t n)
+{
+    for (ssize_t i = 0; i < n; i++) {
+        int kind = ((ofi_op *)ev[i].op_context)->kind;
+        if (kind == OFI_OP_RECV) {
+            on_recv(ev[i].op_context, &ev[i]);
+        } else if (kind == OFI_OP_SEND) {
+            dmpi_ofi.in_flight--;
+            put_send_buf(ev[i].op_context);
+        } else if (kind == OFI_OP_READ) {
+            read_piece_done(ev[i].op_context, NULL);
+        }
+    }
+}
+
+int dmpi_ofi_progress(void)
+{
+    struct fi_cq_tagged_entry ev[16];
+    int handled = 0;
+    for (;;) {
+        ssize_t n = fi_cq_read(dmpi_ofi.cq, ev, 16);
+        if (n == -FI_EAGAIN) return handled;
+        if (n == -FI_EAVAIL) {
+            on_error();
+            continue;
+        }
+        if (n < 0) dmpi_ofi_fail("reading the completion queue", (int)n);
+        handle(ev, n);
+        handled += (int)n;
+    }
+}
+
+/* Sleeps on the completion queue's wait object until something completes
+ * or ms milliseconds pass (a rank that must wait on a crowded node gives
+ * its core away instead of polling sockets). */
+int dmpi_ofi_wait(int ms)
+{
+    if (!dmpi_ofi.cq_waits) return dmpi_ofi_progress();
+    struct fi_cq_tagged_entry ev[16];
+    ssize_t n = fi_cq_sread(dmpi_ofi.cq, ev, 16, NULL, ms);
+    if (n == -FI_EAVAIL) {
+        on_error();
+        return 1;
+    }
+    if (n == -FI_EAGAIN || n == -FI_ETIMEDOUT || n == -FI_EINTR) return dmpi_ofi_progress();
+    if (n < 0) dmpi_ofi_fail("waiting on the completion queue", (int)n);
+    handle(ev, n);
+    return (int)n + dmpi_ofi_progress();
+}
+
+void dmpi_ofi_arrive_finalize(void)
+{
+    for (int w = 0; w < dmpi_ofi.nprocs; w++) {
+        if (w == dmpi_ofi.me || dmpi_ofi.addr[w] == FI_ADDR_NOTAVAIL) continue;
+        dmpi_pkt *p = dmpi_ofi_reserve(w, 1);
+        memset(p, 0, sizeof *p);
+        p->type = OFI_PKT_FIN;
+        dmpi_ofi_publish(w, p, 1);
+    }
+}
+
+bool dmpi_ofi_all_finalized(void)
+{
+    return dmpi_ofi.fins >= dmpi_ofi.nremote && dmpi_ofi.in_flight == 0;
+}
