@@ -4,6 +4,7 @@
  * communicator constructors), each a schedule run to completion. */
 #include "coll/coll.h"
 #include "coll/shm_coll.h"
+#include "coll/hier.h"
 
 static dmpi_coll_builder *const intra[DMPI_COLL_NCOLLS] = {
     [DMPI_COLL_BARRIER] = dmpi_build_barrier,
@@ -42,6 +43,7 @@ int dmpi_coll_run(dmpi_comm *c, const dmpi_coll_args *a)
 {
     int rc;
     if (dmpi_coll_shm_try(c, a, &rc)) return rc;
+    if (dmpi_coll_hier_try(c, a, &rc)) return rc; /* several nodes: in phases */
     return dmpi_coll_run_sched(c, a);
 }
 

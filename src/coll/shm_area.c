@@ -10,6 +10,7 @@
  * back once everyone is out (until then the area waits on a list that is
  * swept at each new set-up and whenever a communicator goes). */
 #include "coll/shm_area.h"
+#include "coll/hier.h"
 
 #include "transport/shm/heap.h"
 
@@ -115,6 +116,7 @@ dmpi_shm_comm *dmpi_shm_comm_of(dmpi_comm *c)
 
 void dmpi_coll_comm_gone(dmpi_comm *c)
 {
+    dmpi_coll_hier_gone(c); /* its node and leaders communicators */
     dmpi_shm_comm *st = c->shm_coll;
     if (!st) return;
     c->shm_coll = NULL;

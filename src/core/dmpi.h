@@ -84,6 +84,7 @@ typedef struct dmpi_comm {
     MPI_Comm handle;          /* the handle the user sees */
     void *coll_state;         /* owned by the coll layer */
     void *shm_coll;           /* shared-memory collectives (coll/shm_coll.c) */
+    void *hier;               /* node-aware collectives (coll/hier.c) */
     int8_t on_node;           /* all members on this node: 1, not: -1, not known yet: 0 */
     void *attrs;              /* attributes (object-model issue) */
     void *topo;               /* topology (object-model issue) */
