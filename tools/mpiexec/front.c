@@ -165,7 +165,7 @@ static bool env_skipped(const char *e)
 {
     static const char *const names[] = {"HOSTNAME=", "HOST=", "PWD=", "OLDPWD=", "SHLVL=", "_=",
                                         "DISPLAY=", "XAUTHORITY=", "SSH_", "PMI_", "DMPI_JOBID=",
-                                        "DMPI_LOCAL_", "MPI_LOCAL", "MPIEXEC_"};
+                                        "DMPI_LOCAL_RANK=", "DMPI_LOCAL_SIZE=", "MPI_LOCAL", "MPIEXEC_"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strncmp(e, names[i], strlen(names[i])) == 0) return true;
     return strchr(e, '=') == NULL;
