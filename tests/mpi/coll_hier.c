@@ -1,0 +1,329 @@
+/* coll_hier.c: the blocking collectives that dmpi runs in phases (node,
+ * then node leaders) when a communicator spans several nodes: Barrier,
+ * Bcast, Reduce, Allreduce, Allgather, Gather, Scatter. Run it with a
+ * simulated placement, e.g.
+ *   DMPI_PROCESS_MAPPING="(vector,(0,2,2))" mpiexec -n 6 coll_hier
+ * (and "(vector,(0,3,1))": round robin, so the ranks of a node are not
+ * contiguous); with no mapping every collective is on one node and the
+ * same checks hold.
+ * On MPI_COMM_WORLD, on a split of it with the ranks shuffled and on one
+ * of about two thirds of the ranks (shuffled too): every root, counts 0, 1,
+ * 1000 and 100000, MPI_INT and a strided type (2 ints of every 4, holes
+ * checked untouched), a strided send type against a contiguous receive
+ * type, MPI_IN_PLACE, built-in and user ops (commutative, and one that is
+ * not: the result is then rank 0's value). Allreduce of doubles must give
+ * the same bits on every process. Every result is computed locally. */
+#include "common.h"
+
+#include <stdbool.h>
+
+#define HOLE (-7)
+
+/* The types: one int, or 2 ints at offsets 0 and 2 of an extent of 4. */
+typedef struct {
+    MPI_Datatype dt;
+    int per;    /* ints of data in one element */
+    int stride; /* extent in ints */
+    const char *name;
+} ty;
+
+static ty t_int, t_vec;
+static MPI_Op op_uadd, op_left;
+
+static int off(const ty *t, int j) { return t->per == 1 ? 0 : 2 * j; }
+
+/* Data of rank r, data int k, salt s: small enough that sums fit. */
+static int val(int r, long k, int s) { return (int)((r * 7919L + k * 13 + s * 101L) % 100003) + 1; }
+
+static int *alloc_ints(long n)
+{
+    int *b = t_malloc((size_t)(n > 0 ? n : 1) * sizeof(int));
+    for (long i = 0; i < n; i++) b[i] = HOLE;
+    return b;
+}
+
+/* Fill n elements of t at buf with rank r's data (data ints from k0). */
+static void fill(int *buf, const ty *t, long n, int r, long k0, int s)
+{
+    for (long i = 0; i < n; i++)
+        for (int j = 0; j < t->per; j++) buf[i * t->stride + off(t, j)] = val(r, k0 + i * t->per + j, s);
+}
+
+static void uadd(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    (void)dt;
+    int *x = in, *y = inout;
+    for (int i = 0; i < *len; i++) y[i] += x[i];
+}
+
+/* inout = in op inout, in from the lower ranks: keeps the lowest rank's */
+static void left(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    (void)dt;
+    memcpy(inout, in, (size_t)*len * sizeof(int));
+}
+
+static const char *op_name(MPI_Op op)
+{
+    return op == MPI_SUM ? "sum" : op == MPI_MAX ? "max" : op == op_uadd ? "uadd" : "left";
+}
+
+static int expect_op(MPI_Op op, int p, long k, int s)
+{
+    if (op == op_left) return val(0, k, s);
+    int acc = val(0, k, s);
+    for (int r = 1; r < p; r++) {
+        int v = val(r, k, s);
+        if (op == MPI_MAX) acc = v > acc ? v : acc;
+        else acc += v;
+    }
+    return acc;
+}
+
+/* Check n elements of t at buf: data int k (from k0) must be want(k),
+ * holes untouched. Returns the number of bad ints (reports the first). */
+#define CHECK_BUF(buf, t, n, k0, want_expr, ...)                                          \
+    do {                                                                                  \
+        long bad_ = 0;                                                                    \
+        for (long i_ = 0; i_ < (n); i_++)                                                 \
+            for (int x_ = 0; x_ < (t)->stride; x_++) {                                    \
+                int got_ = (buf)[i_ * (t)->stride + x_], want_ = HOLE;                    \
+                bool data_ = false;                                                       \
+                long k = -1;                                                              \
+                for (int j_ = 0; j_ < (t)->per; j_++)                                     \
+                    if (off((t), j_) == x_) {                                             \
+                        data_ = true;                                                     \
+                        k = (k0) + i_ * (t)->per + j_;                                    \
+                    }                                                                     \
+                if (data_) want_ = (want_expr);                                           \
+                (void)k;                                                                  \
+                if (got_ != want_ && bad_++ == 0)                                         \
+                    CHECK(got_ == want_, "%s: element %ld int %d: got %d want %d (%s)",  \
+                          ctx, i_, x_, got_, want_, data_ ? "data" : "hole");             \
+            }                                                                             \
+        (void)bad_;                                                                       \
+    } while (0)
+
+static char ctx[256];
+
+static const long counts[] = {0, 1, 1000, 100000};
+#define NCOUNTS (int)(sizeof counts / sizeof counts[0])
+
+static void test_bcast(MPI_Comm c, int me, int p, const char *cname)
+{
+    const ty *tys[] = {&t_int, &t_vec};
+    for (int ti = 0; ti < 2; ti++)
+        for (int ci = 0; ci < NCOUNTS; ci++)
+            for (int root = 0; root < p; root++) {
+                const ty *t = tys[ti];
+                long n = counts[ci];
+                int s = root + 3 * ci;
+                int *b = alloc_ints(n * t->stride);
+                if (me == root) fill(b, t, n, root, 0, s);
+                snprintf(ctx, sizeof ctx, "%s bcast %s n=%ld root=%d", cname, t->name, n, root);
+                MPI_CHK(MPI_Bcast(b, (int)n, t->dt, root, c));
+                CHECK_BUF(b, t, n, 0, val(root, k, s));
+                free(b);
+            }
+}
+
+static void test_reduce(MPI_Comm c, int me, int p, const char *cname, bool all)
+{
+    const ty *tys[] = {&t_int, &t_vec};
+    MPI_Op ops[] = {MPI_SUM, MPI_MAX, op_uadd, op_left};
+    for (int ti = 0; ti < 2; ti++)
+        for (int oi = 0; oi < 4; oi++)
+            for (int ci = 0; ci < NCOUNTS; ci++)
+                for (int root = 0; root < (all ? 1 : p); root++)
+                    for (int inplace = 0; inplace < 2; inplace++) {
+                        const ty *t = tys[ti];
+                        MPI_Op op = ops[oi];
+                        long n = counts[ci];
+                        if (t->per != 1 && oi >= 2) continue; /* user ops on ints */
+                        if (n == 100000 && (oi == 1 || oi == 3) && root > 1) continue;
+                        int s = 5 + oi + 7 * ci + root;
+                        bool ip = inplace && (all || me == root);
+                        int *sb = alloc_ints(n * t->stride), *rb = alloc_ints(n * t->stride);
+                        fill(ip ? rb : sb, t, n, me, 0, s);
+                        snprintf(ctx, sizeof ctx, "%s %s %s %s n=%ld root=%d%s", cname,
+                                 all ? "allreduce" : "reduce", t->name, op_name(op), n, root,
+                                 inplace ? " in place" : "");
+                        if (all)
+                            MPI_CHK(MPI_Allreduce(ip ? MPI_IN_PLACE : sb, rb, (int)n, t->dt, op, c));
+                        else
+                            MPI_CHK(MPI_Reduce(ip ? MPI_IN_PLACE : sb, rb, (int)n, t->dt, op,
+                                               root, c));
+                        if (all || me == root) CHECK_BUF(rb, t, n, 0, expect_op(op, p, k, s));
+                        else CHECK_BUF(rb, t, n, 0, HOLE); /* untouched */
+                        free(sb);
+                        free(rb);
+                    }
+}
+
+/* Allreduce of doubles whose sum depends on the order: every process must
+ * hold the same bits. */
+static void test_allreduce_bits(MPI_Comm c, int me, int p, const char *cname)
+{
+    int n = 4096;
+    double *x = t_malloc((size_t)n * sizeof *x), *y = t_malloc((size_t)n * sizeof *y),
+           *z = t_malloc((size_t)n * sizeof *z);
+    for (int i = 0; i < n; i++) x[i] = (i % 2 ? 1e16 : 1.0) * (1.0 + me * 0.3333333) / (i + 1);
+    MPI_CHK(MPI_Allreduce(x, y, n, MPI_DOUBLE, MPI_SUM, c));
+    memcpy(z, y, (size_t)n * sizeof *z);
+    MPI_CHK(MPI_Bcast(z, n, MPI_DOUBLE, p - 1, c));
+    snprintf(ctx, sizeof ctx, "%s allreduce double bits", cname);
+    CHECK(memcmp(y, z, (size_t)n * sizeof *y) == 0, "%s: differs from rank %d's", ctx, p - 1);
+    free(x);
+    free(y);
+    free(z);
+}
+
+/* Allgather, Gather, Scatter: send type st, receive type rt; with the
+ * strided send type and a contiguous receive of 2 ints per element. */
+typedef struct { const ty *st, *rt; int rmul; } pair;
+
+static void test_moves(MPI_Comm c, int me, int p, const char *cname)
+{
+    ty t_int2 = t_int; /* receive side of the mixed pair: 2 ints per send element */
+    pair pairs[] = {{&t_int, &t_int, 1}, {&t_vec, &t_vec, 1}, {&t_vec, &t_int2, 2}};
+    for (int pi = 0; pi < 3; pi++)
+        for (int ci = 0; ci < NCOUNTS; ci++)
+            for (int inplace = 0; inplace < 2; inplace++) {
+                const ty *st = pairs[pi].st, *rt = pairs[pi].rt;
+                long n = counts[ci], rn = n * pairs[pi].rmul; /* elements per block */
+                long rper = rn * rt->per;                       /* data ints per block */
+                if (inplace && pi == 2) continue;
+                if (n == 100000 && pi == 1 && inplace) continue;
+                /* allgather */
+                {
+                    int s = 11 + ci;
+                    int *sb = alloc_ints(n * st->stride), *rb = alloc_ints(rn * p * rt->stride);
+                    if (inplace) fill(rb + (long)me * rn * rt->stride, rt, rn, me, 0, s);
+                    else fill(sb, st, n, me, 0, s);
+                    snprintf(ctx, sizeof ctx, "%s allgather %s/%s n=%ld%s", cname, st->name,
+                             rt->name, n, inplace ? " in place" : "");
+                    MPI_CHK(MPI_Allgather(inplace ? MPI_IN_PLACE : sb, (int)n, st->dt, rb,
+                                          (int)rn, rt->dt, c));
+                    CHECK_BUF(rb, rt, rn * p, 0, val((int)(k / (rper ? rper : 1)), k % (rper ? rper : 1), s));
+                    free(sb);
+                    free(rb);
+                }
+                for (int root = 0; root < p; root++) {
+                    if (n == 100000 && root > 1 && root != p - 1) continue;
+                    bool ip = inplace && me == root;
+                    /* gather */
+                    int s = 17 + ci + root;
+                    int *sb = alloc_ints(n * st->stride);
+                    int *rb = alloc_ints(me == root ? rn * p * rt->stride : 1);
+                    if (ip) fill(rb + (long)me * rn * rt->stride, rt, rn, me, 0, s);
+                    else fill(sb, st, n, me, 0, s);
+                    snprintf(ctx, sizeof ctx, "%s gather %s/%s n=%ld root=%d%s", cname,
+                             st->name, rt->name, n, root, inplace ? " in place" : "");
+                    MPI_CHK(MPI_Gather(ip ? MPI_IN_PLACE : sb, (int)n, st->dt, rb, (int)rn,
+                                       rt->dt, root, c));
+                    if (me == root)
+                        CHECK_BUF(rb, rt, rn * p, 0,
+                                  val((int)(k / (rper ? rper : 1)), k % (rper ? rper : 1), s));
+                    free(sb);
+                    free(rb);
+                    /* scatter: the root sends p blocks of rt (the "receive"
+                     * type of the pair is the root's), processes receive st */
+                    s = 23 + ci + root;
+                    sb = alloc_ints(me == root ? rn * p * rt->stride : 1);
+                    rb = alloc_ints(n * st->stride);
+                    if (me == root)
+                        for (int j = 0; j < p; j++)
+                            fill(sb + (long)j * rn * rt->stride, rt, rn, j, 0, s);
+                    snprintf(ctx, sizeof ctx, "%s scatter %s/%s n=%ld root=%d%s", cname,
+                             rt->name, st->name, n, root, inplace ? " in place" : "");
+                    MPI_CHK(MPI_Scatter(sb, (int)rn, rt->dt, ip ? MPI_IN_PLACE : rb, (int)n,
+                                        st->dt, root, c));
+                    if (ip) {
+                        CHECK_BUF(rb, st, n, 0, HOLE); /* not written */
+                        CHECK_BUF(sb + (long)me * rn * rt->stride, rt, rn, 0, val(me, k, s));
+                    } else {
+                        CHECK_BUF(rb, st, n, 0, val(me, k, s));
+                    }
+                    free(sb);
+                    free(rb);
+                }
+            }
+}
+
+/* Repeated barriers complete, and point-to-point traffic still flows. */
+static void test_barrier(MPI_Comm c, int me, int p, const char *cname)
+{
+    for (int i = 0; i < 5; i++) MPI_CHK(MPI_Barrier(c));
+    int right = (me + 1) % p, leftr = (me - 1 + p) % p, got = -1;
+    MPI_CHK(MPI_Sendrecv(&me, 1, MPI_INT, right, 9, &got, 1, MPI_INT, leftr, 9, c,
+                         MPI_STATUS_IGNORE));
+    snprintf(ctx, sizeof ctx, "%s barrier", cname);
+    CHECK(got == leftr, "%s: ring got %d want %d", ctx, got, leftr);
+    MPI_CHK(MPI_Barrier(c));
+}
+
+static void test_comm(MPI_Comm c, const char *cname)
+{
+    int me, p;
+    MPI_Comm_rank(c, &me);
+    MPI_Comm_size(c, &p);
+    test_barrier(c, me, p, cname);
+    test_bcast(c, me, p, cname);
+    test_reduce(c, me, p, cname, false);
+    test_reduce(c, me, p, cname, true);
+    test_allreduce_bits(c, me, p, cname);
+    test_moves(c, me, p, cname);
+    test_barrier(c, me, p, cname);
+}
+
+/* args: 2x2, rr3 or mixed set dmpi's simulated placement (the variable is
+ * read at MPI_Init; other MPIs ignore it) unless the environment has one */
+static void placement(int argc, char **argv)
+{
+    static const char *const names[][2] = {{"2x2", "(vector,(0,2,2))"},
+                                           {"rr3", "(vector,(0,3,1))"},
+                                           {"mixed", "(vector,(0,1,3),(1,1,1))"}};
+    for (int i = 1; i < argc; i++)
+        for (size_t j = 0; j < sizeof names / sizeof names[0]; j++)
+            if (!strcmp(argv[i], names[j][0])) setenv("DMPI_PROCESS_MAPPING", names[j][1], 0);
+}
+
+int main(int argc, char **argv)
+{
+    placement(argc, argv);
+    t_init(&argc, &argv);
+    MPI_Type_vector(2, 1, 2, MPI_INT, &t_vec.dt);
+    MPI_Datatype tmp = t_vec.dt;
+    MPI_Type_create_resized(tmp, 0, 4 * (MPI_Aint)sizeof(int), &t_vec.dt);
+    MPI_Type_free(&tmp);
+    MPI_Type_commit(&t_vec.dt);
+    t_vec.per = 2;
+    t_vec.stride = 4;
+    t_vec.name = "vec";
+    t_int = (ty){MPI_INT, 1, 1, "int"};
+    MPI_Op_create(uadd, 1, &op_uadd);
+    MPI_Op_create(left, 0, &op_left);
+
+    test_comm(MPI_COMM_WORLD, "world");
+
+    /* shuffled order: odd ranks first, each half reversed */
+    MPI_Comm sh;
+    int key = (t_rank % 2 ? 0 : t_size) + (t_size - t_rank);
+    MPI_CHK(MPI_Comm_split(MPI_COMM_WORLD, 0, key, &sh));
+    test_comm(sh, "shuffled");
+    MPI_CHK(MPI_Comm_free(&sh));
+
+    /* about two thirds of the ranks, rotated */
+    MPI_Comm part;
+    int color = t_rank % 3 == 1 ? MPI_UNDEFINED : 0;
+    MPI_CHK(MPI_Comm_split(MPI_COMM_WORLD, color, (t_rank + 2) % t_size, &part));
+    if (part != MPI_COMM_NULL) {
+        test_comm(part, "part");
+        MPI_CHK(MPI_Comm_free(&part));
+    }
+
+    MPI_Op_free(&op_uadd);
+    MPI_Op_free(&op_left);
+    MPI_Type_free(&t_vec.dt);
+    return t_finish();
+}
