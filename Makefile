@@ -92,7 +92,8 @@ clean:
 # The MPI suite over libfabric: on this host with ranks told they are on 3
 # nodes (check-net), and across 2 and 3 test hosts made of namespaces
 # (check-hosts, root; skipped with a line where they cannot be made).
+# Exit status 77 (skipped, with a line saying why) counts as success.
 check-net: build
-	tests/hosts/run_hosts.sh --one-host $(BUILD)
+	tests/hosts/run_hosts.sh --one-host $(BUILD) || test $$? = 77
 check-hosts: build
-	tests/hosts/run_hosts.sh $(BUILD)
+	tests/hosts/run_hosts.sh $(BUILD) || test $$? = 77

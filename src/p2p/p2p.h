@@ -46,8 +46,20 @@ typedef struct dmpi_rx_peer {
     uint32_t expect_seq;
     dmpi_request *inprog_req;   /* message whose fragments are arriving */
     dmpi_unexp *inprog_ux;
-    dmpi_request *offer_req;    /* receive that holds the offer slot */
+    dmpi_request *offer_req;    /* receive that holds the offer slot (or sent an RTR) */
+    void *offer_exposed;        /* network offer: the exposed receive buffer */
+    uint32_t offer_seq;         /* network offer: the message it is for */
+    bool offer_cancel;          /* network offer: its receive was cancelled */
 } dmpi_rx_peer;
+
+/* A network peer's offer (RTR) for the message with sequence number seq. */
+typedef struct dmpi_rtr {
+    bool valid;
+    uint32_t seq, ctx;
+    int32_t tag, src;
+    uint64_t cap;
+    dmpi_rts_info info;
+} dmpi_rtr;
 
 /* Control packet waiting for ring space. */
 typedef struct dmpi_ctl_pkt {
@@ -59,9 +71,11 @@ typedef struct dmpi_ctl_pkt {
 /* Per-peer send state. */
 typedef struct dmpi_tx_peer {
     uint32_t next_seq;
+    uint32_t written;           /* sequence number of the next message to be written */
     dmpi_request *head, *tail;  /* sends not fully written, in order */
     dmpi_request *rts;          /* RTS sent, waiting for DONE (linked by next/prev) */
     dmpi_ctl_pkt *ctl_head, *ctl_tail;
+    dmpi_rtr rtr;               /* the peer's latest network offer */
 } dmpi_tx_peer;
 
 typedef struct dmpi_p2p_state {
@@ -134,6 +148,14 @@ bool dmpi_offer_withdraw(int peer);          /* false if already taken */
 bool dmpi_offer_withdraw_req(dmpi_request *r);
 void dmpi_offer_complete(int peer, const dmpi_env *env);
 bool dmpi_offer_take(dmpi_request *r, int world_peer);
+/* the same by packets, for network peers (offer_net.c) */
+void dmpi_offer_net(dmpi_request *r, int world_peer, uint64_t cap);
+void dmpi_offer_net_release(int peer);
+bool dmpi_offer_net_take(dmpi_request *r, int world_peer);
+void dmpi_offer_rtr_arrived(int peer, const dmpi_pkt *p);
+bool dmpi_offer_net_cancel(int peer);
+void dmpi_offer_net_revoke(int peer, uint32_t seq);
+void dmpi_offer_net_revoked(int peer, uint32_t seq);
 
 /* send side */
 void dmpi_send_start(dmpi_request *r);

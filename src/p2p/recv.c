@@ -336,6 +336,16 @@ static void rx_packet(int peer, dmpi_ring *ring, dmpi_pkt *p)
     case DMPI_PKT_ACK:
         dmpi_send_reply(ack_request(peer, p->cookie), DMPI_TXW_ACK);
         break;
+    case DMPI_PKT_RTR:
+        if (dmpi_p2p_on_node(peer)) dmpi_protocol_error(peer, "RTR packet on a node's ring");
+        dmpi_offer_rtr_arrived(peer, p);
+        break;
+    case DMPI_PKT_REVOKE:
+    case DMPI_PKT_REVOKED:
+        if (dmpi_p2p_on_node(peer)) dmpi_protocol_error(peer, "offer packet on a node's ring");
+        if (p->type == DMPI_PKT_REVOKE) dmpi_offer_net_revoke(peer, p->seq);
+        else dmpi_offer_net_revoked(peer, p->seq);
+        break;
     default:
         dmpi_protocol_error(peer, "unknown packet type");
     }

@@ -66,7 +66,8 @@ static bool write_packets(int peer, dmpi_request *r)
     int proto = r->proto_int[2];
     if (proto == 1 && dmpi_offer_take(r, r->proto_int[0])) {
         r->proto_int[2] = proto = 2; /* pushed into the receiver's offer */
-        r->proto_int[1] &= ~DMPI_TXW_DONE;
+        /* one node: copied already; a network write completes later */
+        if (dmpi_p2p_on_node(peer)) r->proto_int[1] &= ~DMPI_TXW_DONE;
     }
     if (proto == 2) {
         dmpi_pkt *p = dmpi_tp_reserve(peer, 1);
@@ -82,10 +83,12 @@ static bool write_packets(int peer, dmpi_request *r)
         p->cookie = 0;
         dmpi_tp_publish(peer, p, 1);
         r->proto_u64[0] = total;
+        dmpi_p2p.tx[peer].written = (uint32_t)r->proto_u64[2] + 1;
         return true;
     }
     bool rts = proto == 1;
     uint64_t frag_max = dmpi_p2p_frag_max(peer);
+    dmpi_p2p.tx[peer].written = (uint32_t)r->proto_u64[2] + 1;
     do {
         uint64_t done = r->proto_u64[0];
         uint64_t plen = rts ? sizeof(dmpi_rts_info)
@@ -254,6 +257,10 @@ void dmpi_send_start(dmpi_request *r)
                           dmpi_heap_contains(r->proto_u64[3], bytes))
                    : bytes > dmpi_tp_of(w)->eager_max;
     r->proto_int[2] = rts ? 1 : 0;
+    /* A network peer's offer for this message may be waiting in the
+     * completion queue: look before choosing between push and RTS. */
+    if (rts && !dmpi_p2p_on_node(w) && !tx->head && dmpi_tp_of(w)->push_by_write)
+        dmpi_tp_of(w)->progress();
     if (rts) r->proto_int[1] |= DMPI_TXW_DONE;
     else if (r->mode == DMPI_MODE_SYNC) r->proto_int[1] |= DMPI_TXW_ACK;
     r->next = NULL;
@@ -308,6 +315,7 @@ bool dmpi_send_immediate(const void *buf, MPI_Count count, dmpi_datatype *dt, in
     p->type = DMPI_PKT_EAGER; /* the header after the payload */
     p->flags = 0;
     p->seq = tx->next_seq++;
+    tx->written = tx->next_seq;
     p->ctx = comm->context_id + (uint32_t)ctx_kind;
     p->tag = tag;
     p->src = comm->rank;

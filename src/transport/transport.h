@@ -39,7 +39,8 @@ typedef void (*dmpi_tp_read_done_fn)(struct dmpi_request *r, int peer, const cha
 typedef struct dmpi_tp_ops {
     const char *name;
     int kind;
-    bool shared_slots;      /* offers and cooperative copies work with its peers */
+    bool shared_slots;      /* offers and cooperative copies through shared memory */
+    bool push_by_write;     /* offers by RTR packet: a send after a write lands after it */
     uint64_t eager_max;     /* larger messages go by rendezvous */
     uint64_t frag_max;      /* payload bytes per packet */
     /* Network channels (NULL for shm, which is inline): */
@@ -53,6 +54,11 @@ typedef struct dmpi_tp_ops {
      * called from progress (or at once) when they are there. */
     void (*read)(int peer, struct dmpi_request *r, void *local, uint64_t n,
                  const dmpi_rts_info *info, dmpi_tp_read_done_fn done);
+    /* Push n bytes from local (contiguous) into the remote buffer that
+     * info describes; done is called from progress when local may be
+     * reused. A packet published after this lands after the data. */
+    void (*write)(int peer, struct dmpi_request *r, const void *local, uint64_t n,
+                  const dmpi_rts_info *info, dmpi_tp_read_done_fn done);
     int (*progress)(void);  /* completions; returns events handled */
     int (*wait)(int ms);    /* progress, sleeping up to ms until something happens */
     /* Finalize: tell every peer this rank is done sending (after all its

@@ -40,14 +40,23 @@ if [ $ONE_HOST = 1 ]; then
     exit $?
 fi
 
-"$H" up 3 >/dev/null || exit $?
-trap '"$H" down >/dev/null 2>&1; rm -f "$list"' EXIT
+# Hosts that are up already (someone else's run) stay up afterwards.
+if "$H" list 2>/dev/null | grep -q dmpi-h3; then
+    trap 'rm -f "$list"' EXIT
+else
+    "$H" up 3 >/dev/null || exit $?
+    trap '"$H" down >/dev/null 2>&1; rm -f "$list"' EXIT
+fi
 
+# mpiexec itself runs on dmpi-h1, as on a cluster's first node: the agents
+# call it back at that host's address, and every rank's network interface
+# has the same name (eth0).
+L=$ROOT/tests/hosts/launch
 failed=0
 for hosts in dmpi-h1,dmpi-h2 dmpi-h1,dmpi-h2,dmpi-h3; do
     echo "== across $hosts"
     "$ROOT/tests/run_tests.sh" --build "$BUILD" --mpi-only --list "$list" \
-        --mpiexec "$BUILD/bin/mpiexec --launcher-exec $ROOT/tests/hosts/launch -hosts $hosts" \
+        --mpiexec "$L dmpi-h1 $BUILD/bin/mpiexec --launcher-exec $L -hosts $hosts" \
         $FILTER | tee /tmp/dmpi-hosts-run.$$ | grep -v '^PASS'
     tail -1 /tmp/dmpi-hosts-run.$$ | grep -q ' 0 failed' || failed=1
     rm -f /tmp/dmpi-hosts-run.$$

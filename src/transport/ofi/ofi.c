@@ -26,7 +26,7 @@ static struct fi_info *make_hints(void)
 {
     struct fi_info *h = fi_allocinfo();
     if (!h) return NULL;
-    h->caps = FI_TAGGED | FI_RMA | FI_READ | FI_REMOTE_READ;
+    h->caps = FI_TAGGED | FI_RMA | FI_READ | FI_REMOTE_READ | FI_WRITE | FI_REMOTE_WRITE;
     h->mode = FI_CONTEXT;
     h->ep_attr->type = FI_EP_RDM;
     h->tx_attr->msg_order = FI_ORDER_SAS;
@@ -152,6 +152,7 @@ static const dmpi_tp_ops ofi_ops = {
     .expose = dmpi_ofi_expose,
     .unexpose = dmpi_ofi_unexpose,
     .read = dmpi_ofi_read,
+    .write = dmpi_ofi_write,
     .progress = dmpi_ofi_progress,
     .wait = dmpi_ofi_wait,
     .arrive_finalize = dmpi_ofi_arrive_finalize,
@@ -191,6 +192,10 @@ const dmpi_tp_ops *dmpi_ofi_open(int me, int nprocs, const int *node_of)
     if (rc == 0) rc = exchange_addresses(node_of);
     if (rc == 0) {
         ofi_ops_tuned = ofi_ops;
+        /* Receiver-first offers need a packet sent after a write to land
+         * after it (FI_ORDER_SAW); DMPI_OFI_RTR=0 turns them off. */
+        ofi_ops_tuned.push_by_write = (o->info->tx_attr->msg_order & FI_ORDER_SAW) &&
+                                      dmpi_env_long("DMPI_OFI_RTR", 1);
         ofi_ops_tuned.eager_max = (uint64_t)dmpi_env_long("DMPI_OFI_EAGER_MAX", 65536);
         ofi_ops_tuned.frag_max = ofi_ops_tuned.eager_max < 4096 ? 4096 : ofi_ops_tuned.eager_max;
         if (ofi_ops_tuned.frag_max > o->msg_max - DMPI_CELL) ofi_ops_tuned.frag_max = o->msg_max - DMPI_CELL;
@@ -217,8 +222,11 @@ static void ofi_finalize(void)
     dmpi_ofi_io_finalize();
     dmpi_ofi_mr_finalize();
     if (dmpi_env_long("DMPI_OFI_STATS", 0))
-        fprintf(stderr, "dmpi: rank %d: registration cache: %llu hits, %llu misses, %llu evicted\n",
-                o->me, (unsigned long long)o->mr_hits, (unsigned long long)o->mr_misses,
+        fprintf(stderr,
+                "dmpi: rank %d: network: %llu rendezvous reads (sender first), %llu writes "
+                "(receiver first); registration cache: %llu hits, %llu misses, %llu evicted\n",
+                o->me, (unsigned long long)o->reads, (unsigned long long)o->writes,
+                (unsigned long long)o->mr_hits, (unsigned long long)o->mr_misses,
                 (unsigned long long)o->mr_evictions);
     if (o->av) fi_close(&o->av->fid);
     if (o->cq) fi_close(&o->cq->fid);

@@ -27,7 +27,7 @@
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 
 /* Kinds of operations whose completions arrive on the queue. */
-enum { OFI_OP_RECV = 1, OFI_OP_SEND, OFI_OP_READ };
+enum { OFI_OP_RECV = 1, OFI_OP_SEND, OFI_OP_RMA };
 
 /* What every operation's context starts with: the provider's scratch
  * space (FI_CONTEXT) and which kind of operation it is. */
@@ -79,10 +79,13 @@ typedef struct ofi_state {
     long in_flight;          /* sends and reads not completed */
     int fins;                /* peers that finished */
     bool cq_waits;           /* the completion queue has a wait object */
+    int nested;              /* inside a libfabric call that waits for room */
+    int held;                /* packets held back while nested (in early[]) */
     /* registration cache */
     ofi_mr *mrs;
     int nmrs;
     uint64_t mr_clock, mr_hits, mr_misses, mr_evictions, next_key;
+    uint64_t reads, writes;  /* rendezvous transfers, for DMPI_OFI_STATS */
 } ofi_state;
 
 extern ofi_state dmpi_ofi;
@@ -94,6 +97,8 @@ dmpi_pkt *dmpi_ofi_reserve(int peer, uint32_t cells);
 void dmpi_ofi_publish(int peer, dmpi_pkt *p, uint32_t cells);
 void dmpi_ofi_read(int peer, struct dmpi_request *r, void *local, uint64_t n,
                    const dmpi_rts_info *info, dmpi_tp_read_done_fn done);
+void dmpi_ofi_write(int peer, struct dmpi_request *r, const void *local, uint64_t n,
+                    const dmpi_rts_info *info, dmpi_tp_read_done_fn done);
 int dmpi_ofi_progress(void);
 int dmpi_ofi_wait(int ms);
 void dmpi_ofi_arrive_finalize(void);

@@ -18,12 +18,14 @@
 
 #define OFI_PKT_FIN 0x7f /* transport-level packet: the peer is finalizing */
 
-/* One piece of a rendezvous read. */
+/* One piece of a rendezvous read or write. */
 typedef struct ofi_read_op {
     ofi_op op;
     struct ofi_read_job *job;
 } ofi_read_op;
 
+/* A whole rendezvous read (or write): its pieces and what to call when
+ * they are done. */
 typedef struct ofi_read_job {
     struct dmpi_request *r;
     int peer;
@@ -54,12 +56,16 @@ static void free_buf(ofi_buf *b)
     free(b);
 }
 
-/* Waits for room in the provider's queues: progress, then try again. */
+/* Waits for room in the provider's queues: progress, then try again.
+ * Packets that arrive meanwhile are held back (nested), so that the
+ * protocol layer is never entered from inside one of its own sends. */
 static bool again(ssize_t rc, const char *what)
 {
     if (rc == 0) return false;
     if (rc != -FI_EAGAIN) dmpi_ofi_fail(what, (int)rc);
+    dmpi_ofi.nested++;
     dmpi_ofi_progress();
+    dmpi_ofi.nested--;
     return true;
 }
 
@@ -176,18 +182,22 @@ void dmpi_ofi_publish(int peer, dmpi_pkt *p, uint32_t cells)
     send_buf(peer, b, (size_t)len);
 }
 
-void dmpi_ofi_read(int peer, struct dmpi_request *r, void *local, uint64_t n,
-                   const dmpi_rts_info *info, dmpi_tp_read_done_fn done)
+/* Starts a rendezvous read (or write) of n bytes in pieces of at most the
+ * provider's message size. */
+static void rma(bool write, int peer, struct dmpi_request *r, void *local, uint64_t n,
+                const dmpi_rts_info *info, dmpi_tp_read_done_fn done)
 {
     ofi_state *o = &dmpi_ofi;
     ofi_read_job *job = calloc(1, sizeof *job);
-    if (!job) dmpi_abort_job(1, "dmpi: rank %d: out of memory for a network read", o->me);
+    if (!job) dmpi_abort_job(1, "dmpi: rank %d: out of memory for a network transfer", o->me);
+    if (write) o->writes++;
+    else o->reads++;
     job->r = r;
     job->peer = peer;
     job->done = done;
     void *desc = NULL;
     if (o->mr_mode & FI_MR_LOCAL) {
-        job->mr = dmpi_ofi_mr_get(local, n, FI_READ);
+        job->mr = dmpi_ofi_mr_get(local, n, write ? FI_WRITE : FI_READ);
         desc = fi_mr_desc(job->mr->mr);
     }
     uint64_t piece = o->msg_max < ((uint64_t)1 << 30) ? o->msg_max : ((uint64_t)1 << 30);
@@ -195,15 +205,30 @@ void dmpi_ofi_read(int peer, struct dmpi_request *r, void *local, uint64_t n,
     for (uint64_t off = 0; off < n; off += piece) {
         uint64_t len = n - off < piece ? n - off : piece;
         ofi_read_op *op = calloc(1, sizeof *op);
-        if (!op) dmpi_abort_job(1, "dmpi: rank %d: out of memory for a network read", o->me);
-        op->op.kind = OFI_OP_READ;
+        if (!op) dmpi_abort_job(1, "dmpi: rank %d: out of memory for a network transfer", o->me);
+        op->op.kind = OFI_OP_RMA;
         op->job = job;
-        while (again(fi_read(o->ep, (char *)local + off, (size_t)len, desc, o->addr[peer],
-                             info->addr + off, info->key, &op->op.ctx),
-                     "read"))
+        char *at = (char *)local + off;
+        while (again(write ? fi_write(o->ep, at, (size_t)len, desc, o->addr[peer],
+                                      info->addr + off, info->key, &op->op.ctx)
+                           : fi_read(o->ep, at, (size_t)len, desc, o->addr[peer],
+                                     info->addr + off, info->key, &op->op.ctx),
+                     write ? "write" : "read"))
             ;
         o->in_flight++;
     }
+}
+
+void dmpi_ofi_read(int peer, struct dmpi_request *r, void *local, uint64_t n,
+                   const dmpi_rts_info *info, dmpi_tp_read_done_fn done)
+{
+    rma(false, peer, r, local, n, info, done);
+}
+
+void dmpi_ofi_write(int peer, struct dmpi_request *r, const void *local, uint64_t n,
+                    const dmpi_rts_info *info, dmpi_tp_read_done_fn done)
+{
+    rma(true, peer, r, (void *)(uintptr_t)local, n, info, done);
 }
 
 static void read_piece_done(ofi_read_op *op, const char *err)
@@ -238,7 +263,8 @@ static void on_recv(ofi_buf *b, const struct fi_cq_tagged_entry *e)
         dmpi_abort_job(1, "dmpi: rank %d: network packet from no rank of the job", o->me);
     b->seq = (uint32_t)(e->tag >> 32);
     b->len = e->len;
-    if (b->seq != o->rx_seq[peer]) {
+    if (b->seq != o->rx_seq[peer] || o->nested) {
+        if (o->nested) o->held++;
         ofi_buf **pp = &o->early[peer];
         while (*pp && (int32_t)((*pp)->seq - b->seq) < 0) pp = &(*pp)->next;
         b->next = *pp;
@@ -256,6 +282,21 @@ static void on_recv(ofi_buf *b, const struct fi_cq_tagged_entry *e)
     }
 }
 
+/* Delivers the packets held back while nested whose turn has come. */
+static void release_held(void)
+{
+    ofi_state *o = &dmpi_ofi;
+    o->held = 0;
+    for (int w = 0; w < o->nprocs; w++) {
+        while (o->early[w] && o->early[w]->seq == o->rx_seq[w]) {
+            ofi_buf *q = o->early[w];
+            o->early[w] = q->next;
+            deliver(w, q);
+            post_recv(q);
+        }
+    }
+}
+
 static void on_error(void)
 {
     struct fi_cq_err_entry err = {0};
@@ -263,7 +304,7 @@ static void on_error(void)
     const char *why = fi_cq_strerror(dmpi_ofi.cq, err.prov_errno, err.err_data, NULL, 0);
     int kind = err.op_context ? ((ofi_op *)err.op_context)->kind : 0;
     if (kind == OFI_OP_RECV && err.err == FI_ECANCELED) return;
-    if (kind == OFI_OP_READ) {
+    if (kind == OFI_OP_RMA) {
         read_piece_done(err.op_context, why ? why : fi_strerror(err.err));
         return;
     }
@@ -280,11 +321,13 @@ static void handle(const struct fi_cq_tagged_entry *ev, ssize_t n)
         } else if (kind == OFI_OP_SEND) {
             dmpi_ofi.in_flight--;
             put_send_buf(ev[i].op_context);
-        } else if (kind == OFI_OP_READ) {
+        } else if (kind == OFI_OP_RMA) {
             read_piece_done(ev[i].op_context, NULL);
         }
     }
 }
+
+static bool o_held_ready(void) { return dmpi_ofi.held && !dmpi_ofi.nested; }
 
 int dmpi_ofi_progress(void)
 {
@@ -292,7 +335,10 @@ int dmpi_ofi_progress(void)
     int handled = 0;
     for (;;) {
         ssize_t n = fi_cq_read(dmpi_ofi.cq, ev, 16);
-        if (n == -FI_EAGAIN) return handled;
+        if (n == -FI_EAGAIN) {
+            if (o_held_ready()) release_held();
+            return handled;
+        }
         if (n == -FI_EAVAIL) {
             on_error();
             continue;

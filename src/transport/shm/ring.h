@@ -30,6 +30,9 @@ enum {
     DMPI_PKT_DONE,      /* receiver finished pulling: sender request completes */
     DMPI_PKT_ACK,       /* synchronous send matched */
     DMPI_PKT_PUSHED,    /* receiver-first: sender pushed the data into the offer */
+    DMPI_PKT_RTR,       /* receiver-first over a network: the offer (payload: its buffer) */
+    DMPI_PKT_REVOKE,    /* the receiver wants its network offer back (MPI_Cancel) */
+    DMPI_PKT_REVOKED,   /* the sender's answer: that offer will not be taken */
 };
 enum { DMPI_PKT_F_SYNC = 1 };
 
