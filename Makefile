@@ -14,6 +14,7 @@
 #   make cmake-example  CMake find_package(MPI), pkg-config, mpicc/mpicxx, install tree
 #   make check-net  the MPI suite over libfabric on this host (ranks told they are on 3 nodes)
 #   make check-hosts    the MPI suite across 2 and 3 test hosts (network namespaces, root)
+#   make faults-hosts   the fault-injection matrix across 2 and 3 test hosts
 BUILD ?= build
 PREFIX ?= /usr/local
 JOBS ?= 2
@@ -88,7 +89,7 @@ cmake-example: build
 clean:
 	rm -rf $(BUILD) build-asan build-tsan build-fuzz
 
-.PHONY: check-net check-hosts
+.PHONY: check-net check-hosts faults-hosts
 # The MPI suite over libfabric: on this host with ranks told they are on 3
 # nodes (check-net), and across 2 and 3 test hosts made of namespaces
 # (check-hosts, root; skipped with a line where they cannot be made).
@@ -97,3 +98,6 @@ check-net: build
 	tests/hosts/run_hosts.sh --one-host $(BUILD) || test $$? = 77
 check-hosts: build
 	tests/hosts/run_hosts.sh $(BUILD) || test $$? = 77
+# The fault-injection matrix with the job spread over 2, then 3 test hosts.
+faults-hosts: build
+	for n in 2 3; do tests/faults/run_faults.sh --hosts $$n --reps 3 $(BUILD) || { test $$? = 77 || exit 1; }; done

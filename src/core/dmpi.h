@@ -303,6 +303,7 @@ extern dmpi_runtime dmpi_rt;
 int dmpi_runtime_init(int required, int *provided);
 int dmpi_runtime_finalize(void);
 double dmpi_now(void);                 /* monotonic seconds */
+void dmpi_check_launcher(void);        /* exits when the launcher is gone (every 0.1 s at most) */
 dmpi_group *dmpi_group_world(void);
 extern dmpi_errhandler dmpi_errh_fatal, dmpi_errh_return, dmpi_errh_abort;
 MPI_Errhandler dmpi_errhandler_handle(dmpi_errhandler *e);

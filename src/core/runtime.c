@@ -7,7 +7,9 @@
 #include "pmi/pmi.h"
 #include "transport/transport.h"
 
+#include <poll.h>
 #include <sched.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +44,24 @@ long dmpi_env_long(const char *name, long dflt)
     if (*end == 'k' || *end == 'K') x <<= 10;
     else if (*end == 'm' || *end == 'M') x <<= 20;
     return x;
+}
+
+/* A rank whose launcher (mpiexec, or its agent on this host) is gone
+ * exits instead of waiting forever: checked at most every 0.1 s by
+ * whatever loop waits (progress, a network call waiting for room). */
+void dmpi_check_launcher(void)
+{
+    static double next_check;
+    double now = dmpi_now();
+    if (now < next_check) return;
+    next_check = now + 0.1;
+    int fd = dmpi_pmi_fd();
+    if (fd < 0) return;
+    struct pollfd pfd = {fd, 0, 0};
+    if (poll(&pfd, 1, 0) == 1 && (pfd.revents & (POLLHUP | POLLERR))) {
+        fprintf(stderr, "dmpi: rank %d: the launcher is gone; exiting\n", dmpi_rt.world_rank);
+        _exit(1);
+    }
 }
 
 double dmpi_now(void)

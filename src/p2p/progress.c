@@ -76,17 +76,6 @@ int dmpi_progress(void)
     return n;
 }
 
-static void check_launcher(void)
-{
-    int fd = dmpi_pmi_fd();
-    if (fd < 0) return;
-    struct pollfd pfd = {fd, 0, 0};
-    if (poll(&pfd, 1, 0) == 1 && (pfd.revents & (POLLHUP | POLLERR))) {
-        fprintf(stderr, "dmpi: rank %d: the launcher is gone; exiting\n", dmpi_rt.world_rank);
-        _exit(1);
-    }
-}
-
 void dmpi_progress_idle(unsigned *idle)
 {
     unsigned i = ++*idle;
@@ -105,12 +94,7 @@ void dmpi_progress_idle(unsigned *idle)
     if (threaded) dmpi_lock();
     /* By the clock, not by iterations: with more ranks than cores a
      * thousand yields can take seconds. */
-    static double next_check;
-    double now = dmpi_now();
-    if (now >= next_check) {
-        next_check = now + 0.1;
-        check_launcher();
-    }
+    dmpi_check_launcher();
 }
 
 void dmpi_progress_wait_flag(_Atomic int *flag)

@@ -13,6 +13,7 @@
 
 #include "core/dmpi.h"
 
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,7 +65,12 @@ static bool again(ssize_t rc, const char *what)
     if (rc == 0) return false;
     if (rc != -FI_EAGAIN) dmpi_ofi_fail(what, (int)rc);
     dmpi_ofi.nested++;
-    dmpi_ofi_progress();
+    if (dmpi_ofi_progress() == 0) {
+        /* A peer that is gone keeps the provider retrying its connection:
+         * give the processor away, and leave if the job has ended. */
+        sched_yield();
+        dmpi_check_launcher();
+    }
     dmpi_ofi.nested--;
     return true;
 }
