@@ -46,7 +46,9 @@ int dmpi_pmi_parse_mapping(const char *text, int size, int *node_of)
     s = skip_spaces(s);
     if (strncmp(s, "vector", 6) != 0) return -1;
     s += 6;
-    while ((s = expect_char(s, ',')) != NULL) {
+    const char *comma;
+    while ((comma = expect_char(s, ',')) != NULL) {
+        s = comma;
         if (nblk == MAX_BLOCKS || !(s = expect_char(s, '('))) return -1;
         for (int k = 0; k < 3; k++) {
             if (k && !(s = expect_char(s, ','))) return -1;
@@ -55,7 +57,8 @@ int dmpi_pmi_parse_mapping(const char *text, int size, int *node_of)
         if (!(s = expect_char(s, ')'))) return -1;
         nblk++;
     }
-    return dmpi_pmi_apply_mapping(blk, nblk, size, node_of);
+    if (!(s = expect_char(s, ')')) || *skip_spaces(s)) return -1;
+    return dmpi_pmi_apply_mapping((const long (*)[3])blk, nblk, size, node_of);
 }
 
 int dmpi_pmi_apply_mapping(const long (*blk)[3], int nblk, int size, int *node_of)

@@ -61,8 +61,9 @@ for hosts in dmpi-h1,dmpi-h2 dmpi-h1,dmpi-h2,dmpi-h3; do
     tail -1 /tmp/dmpi-hosts-run.$$ | grep -q ' 0 failed' || failed=1
     rm -f /tmp/dmpi-hosts-run.$$
     for h in ${hosts//,/ }; do
-        left=$("$H" shm "$h")
-        procs=$("$H" ps "$h")
+        left=$("$H" shm "$h" | grep '^dmpi-')
+        # processes of this build only: other jobs may share the hosts
+        procs=$("$H" ps "$h" | tail -n +2 | grep -F "$BUILD/")
         if [ -n "$left" ] || [ -n "$procs" ]; then
             echo "FAIL left behind on $h: /dev/shm: ${left:-nothing}; processes: ${procs:-none}"
             failed=1
