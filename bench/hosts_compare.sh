@@ -33,6 +33,7 @@ RUN_TIMEOUT=300
 OUTDIR=
 SKIP=
 PLOT=1
+SUMMARIZE=        # --summarize DIR: tables and plot again from DIR's CSVs
 
 ALL_MPIS="dmpi mpich5 ompi5"
 declare -A NAME=([dmpi]=dmpi [mpich5]=mpich-5.0.2 [ompi5]=openmpi-5.0.11)
@@ -69,6 +70,7 @@ parse_args() {
         case $1 in
             -h|--help) usage; exit 0 ;;
             --no-plot) PLOT=0; shift; continue ;;
+            --summarize) [ $# -ge 2 ] || die "--summarize needs a folder"; SUMMARIZE=$2; shift 2; continue ;;
         esac
         [ $# -ge 2 ] || { usage >&2; die "option $1 needs a value"; }
         case $1 in
@@ -556,7 +558,8 @@ for row, figs in plotrows:
     for m in MPIS + ["tcp_limit"]:
         fg = figs[m]
         if fg:
-            parts.append(f"{LABEL[m]} {fmt(fg['rmin'])}-{fmt(fg['rmax'])}")
+            lo, hi = sorted([fg["rmin"], fg["rmax"]])
+            parts.append(f"{LABEL[m]} {fmt(lo)} - {fmt(hi)}")
     print(f"  {row[3]} ({row[4]}): " + "; ".join(parts))
 
 warn = []
@@ -640,6 +643,21 @@ if png:
 PYEOF
 }
 
+# Tables (stdout and summary.txt), medians.csv and plot.png of folder $1.
+report() {
+    local d=$1 py
+    summarize python3 "$d/samples.csv" "$d/status.csv" "$d/medians.csv" | tee "$d/summary.txt"
+    if [ $PLOT = 1 ]; then
+        if py=$(plot_python) && summarize "$py" "$d/samples.csv" "$d/status.csv" "$d/medians.csv" \
+                "$d/plot.png" >/dev/null; then
+            echo "plot: $d/plot.png"
+        else
+            echo "PLOT SKIPPED: no matplotlib or the plot failed (see above)"
+        fi
+    fi
+    echo "results: $d"
+}
+
 # matplotlib in <cache>/venv, as bench/run_all.sh makes it.
 plot_python() {
     local venv=$CACHE/venv
@@ -660,6 +678,12 @@ plot_python() {
 
 main() {
     parse_args "$@"
+    if [ -n "$SUMMARIZE" ]; then
+        [ -f "$SUMMARIZE/samples.csv" ] && [ -f "$SUMMARIZE/status.csv" ] \
+            || die "no samples.csv and status.csv in $SUMMARIZE"
+        report "$SUMMARIZE"
+        exit 0
+    fi
     [ "$(id -u)" = 0 ] || { echo "SKIP: hosts_compare.sh needs root (network namespaces)"; exit 77; }
     command -v python3 >/dev/null || die "python3 is needed"
     [ -n "$OUTDIR" ] || OUTDIR=$REPO/results/hosts-$(date +%Y%m%d-%H%M%S)
@@ -731,17 +755,7 @@ main() {
     done
     echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$OUTDIR/info.txt"
 
-    summarize python3 "$SAMPLES_CSV" "$STATUS_CSV" "$OUTDIR/medians.csv" | tee "$OUTDIR/summary.txt"
-    if [ $PLOT = 1 ]; then
-        local py
-        if py=$(plot_python) && summarize "$py" "$SAMPLES_CSV" "$STATUS_CSV" "$OUTDIR/medians.csv" \
-                "$OUTDIR/plot.png" >/dev/null; then
-            echo "plot: $OUTDIR/plot.png"
-        else
-            echo "PLOT SKIPPED: no matplotlib or the plot failed (see above)"
-        fi
-    fi
-    echo "results: $OUTDIR"
+    report "$OUTDIR"
     if [ ${#FAILURES[@]} -gt 0 ]; then
         log "${#FAILURES[@]} runs failed: ${FAILURES[*]}"
         exit 1
