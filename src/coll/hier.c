@@ -344,6 +344,19 @@ static int node_counts(hier *h, MPI_Count blk, MPI_Count **counts, MPI_Aint **di
     return MPI_SUCCESS;
 }
 
+/* The p packed blocks of t (node-major order) into a->rbuf in comm rank
+ * order, leaving out block `skip` (in place: already there). */
+static void unpack_in_comm_order(const hier *h, const dmpi_coll_args *a,
+                                 const unsigned char *t, MPI_Count blk, int skip)
+{
+    for (int q = 0; q < h->p; q++) {
+        int j = h->order[q];
+        if (j == skip) continue;
+        dmpi_dt_unpack(dmpi_coll_at(a->rbuf, (MPI_Count)j * a->rcount, a->rdt), a->rcount,
+                       a->rdt, 0, t + q * blk, blk);
+    }
+}
+
 /* --------------------------------------------------------- allgather
  * Everyone packs its block at its node-major place in a p-block
  * temporary; the node gathers to its leader, the leaders allgatherv the
@@ -380,12 +393,7 @@ static int allgather(dmpi_comm *c, hier *h, const dmpi_coll_args *a)
     keep(&rc, run(h->node, (dmpi_coll_args){.coll = DMPI_COLL_BCAST, .rbuf = t,
                                             .rcount = p * blk, .rdt = byte, .root = 0}));
     if (rc == MPI_SUCCESS)
-        for (int q = 0; q < p; q++) {
-            int j = h->order[q];
-            if (in_place && j == me) continue;
-            dmpi_dt_unpack(dmpi_coll_at(a->rbuf, (MPI_Count)j * a->rcount, a->rdt), a->rcount,
-                           a->rdt, 0, t + q * blk, blk);
-        }
+        unpack_in_comm_order(h, a, t, blk, in_place ? me : -1);
     free(counts);
     free(displs);
     free(t);
@@ -461,12 +469,7 @@ static int gather(dmpi_comm *c, hier *h, const dmpi_coll_args *a)
                                                 .rbuf = t, .rcounts = vc, .rdispls = vd,
                                                 .rdt = byte, .root = h->local_idx[root]}));
     if (is_root && rc == MPI_SUCCESS)
-        for (int q = 0; q < p; q++) {
-            int j = h->order[q];
-            if (in_place && j == me) continue;
-            dmpi_dt_unpack(dmpi_coll_at(a->rbuf, (MPI_Count)j * a->rcount, a->rdt), a->rcount,
-                           a->rdt, 0, t + q * blk, blk);
-        }
+        unpack_in_comm_order(h, a, t, blk, in_place ? me : -1);
     free(counts);
     free(displs);
     free(vc);
