@@ -301,6 +301,7 @@ run_tcp() {
     RUN_NO=$((RUN_NO + 1))
     local label="[round $round/$ROUNDS, run $RUN_NO/$RUN_TOTAL] tcp_limit"
     local t0=$EPOCHREALTIME
+    : >"$srv"   # exists before the loop below reads it
     timeout -k 5 "$RUN_TIMEOUT" "$HOSTS_SH" exec "$H1" "$tl" -s -p 0 --once >"$srv" 2>&1 </dev/null &
     spid=$!
     for ((i = 0; i < 100; i++)); do
