@@ -74,7 +74,9 @@ typedef struct ofi_state {
     uint32_t *rx_seq;        /* rx_seq[peer]: sequence of the next packet to deliver */
     ofi_buf **early;         /* early[peer]: packets that came before their turn */
     int nrecv;               /* receive buffers kept posted */
-    int nrecv_made, recv_cap; /* all receive buffers (posted or early) */
+    int nrecv_made, recv_cap; /* all receive buffers (posted, early or spare) */
+    int posted;              /* receive buffers posted now */
+    ofi_buf *spare;          /* receive buffers not posted, free */
     ofi_buf **recv;
     long in_flight;          /* sends and reads not completed */
     int fins;                /* peers that finished */

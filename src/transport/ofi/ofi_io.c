@@ -77,6 +77,7 @@ static bool again(ssize_t rc, const char *what)
 
 static void post_recv(ofi_buf *b)
 {
+    dmpi_ofi.posted++;
     while (again(fi_trecv(dmpi_ofi.ep, b->mem, dmpi_ofi.buf_bytes, b->desc, FI_ADDR_UNSPEC, 0,
                           ~(uint64_t)0, &b->op.ctx),
                  "posting a receive"))
@@ -106,10 +107,17 @@ static ofi_buf *get_send_buf(void)
 
 static void put_send_buf(ofi_buf *b) { idle_send[nidle++] = b; }
 
-/* Receive buffers: every one made is in dmpi_ofi.recv (freed at the end). */
+/* Receive buffers: every one made is in dmpi_ofi.recv (freed at the end);
+ * nrecv of them stay posted. One that held an early packet is replaced at
+ * once, and goes to the spare list when it is done if nrecv are posted. */
 static ofi_buf *new_recv_buf(void)
 {
     ofi_state *o = &dmpi_ofi;
+    if (o->spare) {
+        ofi_buf *b = o->spare;
+        o->spare = b->next;
+        return b;
+    }
     if (o->nrecv_made == o->recv_cap) {
         o->recv_cap = o->recv_cap ? 2 * o->recv_cap : 64;
         o->recv = realloc(o->recv, (size_t)o->recv_cap * sizeof *o->recv);
@@ -118,6 +126,18 @@ static ofi_buf *new_recv_buf(void)
     ofi_buf *b = new_buf(OFI_OP_RECV, FI_RECV);
     o->recv[o->nrecv_made++] = b;
     return b;
+}
+
+/* A receive buffer whose packet was handled: posted again, or spare. */
+static void recycle_recv_buf(ofi_buf *b)
+{
+    ofi_state *o = &dmpi_ofi;
+    if (o->posted < o->nrecv) {
+        post_recv(b);
+        return;
+    }
+    b->next = o->spare;
+    o->spare = b;
 }
 
 int dmpi_ofi_io_init(void)
@@ -267,6 +287,7 @@ static void on_recv(ofi_buf *b, const struct fi_cq_tagged_entry *e)
     int peer = (int)(uint32_t)e->tag;
     if (peer < 0 || peer >= o->nprocs || peer == o->me || o->addr[peer] == FI_ADDR_NOTAVAIL)
         dmpi_abort_job(1, "dmpi: rank %d: network packet from no rank of the job", o->me);
+    o->posted--;
     b->seq = (uint32_t)(e->tag >> 32);
     b->len = e->len;
     if (b->seq != o->rx_seq[peer] || o->nested) {
@@ -279,12 +300,12 @@ static void on_recv(ofi_buf *b, const struct fi_cq_tagged_entry *e)
         return;
     }
     deliver(peer, b);
-    post_recv(b);
+    recycle_recv_buf(b);
     while (o->early[peer] && o->early[peer]->seq == o->rx_seq[peer]) {
         ofi_buf *q = o->early[peer];
         o->early[peer] = q->next;
         deliver(peer, q);
-        post_recv(q); /* one more posted than before the packets came early */
+        recycle_recv_buf(q);
     }
 }
 
@@ -298,7 +319,7 @@ static void release_held(void)
             ofi_buf *q = o->early[w];
             o->early[w] = q->next;
             deliver(w, q);
-            post_recv(q);
+            recycle_recv_buf(q);
         }
     }
 }
