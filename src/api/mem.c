@@ -4,6 +4,9 @@
  * pointers), so MPI_Free_mem of anything else is an error, not a crash. */
 #include "api/api.h"
 #include "transport/shm/heap.h"
+#include "transport/transport.h"
+
+#include <malloc.h>
 
 #include <stdlib.h>
 
@@ -88,6 +91,10 @@ int PMPI_Free_mem(void *base)
     if (!base) return MPI_SUCCESS;
     dmpi_lock();
     bool known = live_remove(base);
+    if (known) /* registrations of the block must not outlive it */
+        dmpi_tp_memory_released(base, dmpi_heap_contains((uint64_t)(uintptr_t)base, 1)
+                                          ? dmpi_heap_usable(base)
+                                          : malloc_usable_size(base));
     bool in_heap = known && dmpi_heap_free(base);
     dmpi_unlock();
     if (!known)

@@ -42,10 +42,11 @@ void dmpi_offer_net(dmpi_request *r, int w, uint64_t cap)
         t->unexpose(handle);
         return;
     }
+    uint32_t seq = rx->expect_seq;
     dmpi_tp_write_payload(w, p, &info, sizeof info);
     p->type = DMPI_PKT_RTR;
     p->flags = 0;
-    p->seq = rx->expect_seq;
+    p->seq = seq;
     p->ctx = r->comm->context_id + (uint32_t)r->ctx_kind;
     p->tag = r->tag;
     p->src = r->peer;
@@ -54,7 +55,7 @@ void dmpi_offer_net(dmpi_request *r, int w, uint64_t cap)
     dmpi_tp_publish(w, p, 1);
     rx->offer_req = r;
     rx->offer_exposed = handle;
-    rx->offer_seq = p->seq;
+    rx->offer_seq = seq; /* (p may be reused once published) */
     rx->offer_cancel = false;
 }
 
@@ -101,6 +102,10 @@ void dmpi_offer_net_revoked(int w, uint32_t seq)
 void dmpi_offer_rtr_arrived(int peer, const dmpi_pkt *p)
 {
     if (p->plen != sizeof(dmpi_rts_info)) dmpi_protocol_error(peer, "malformed RTR");
+    /* Pushing needs our transport to land PUSHED after the data: without
+     * that, never take offers (the receiver lets them go when our
+     * message comes). */
+    if (!dmpi_tp_of(peer)->push_by_write) return;
     dmpi_tx_peer *tx = &dmpi_p2p.tx[peer];
     /* That message has gone already (eager or RTS): the receiver will see
      * it where PUSHED would have been, and let the offer go. */

@@ -47,20 +47,6 @@ static int poll_hooks(void)
     return n;
 }
 
-/* Network peers: their completions (arriving packets are handled from
- * there), then the sends that waited for buffers. */
-static int net_progress(void)
-{
-    int n = dmpi_tp.net->progress();
-    if (dmpi_p2p.pending_sends)
-        for (int p = 0; p < dmpi_p2p.nprocs; p++) {
-            dmpi_tx_peer *tx = &dmpi_p2p.tx[p];
-            if ((tx->head || tx->ctl_head) && !dmpi_p2p_on_node(p) && p != dmpi_p2p.me)
-                dmpi_tx_push(p);
-        }
-    return n;
-}
-
 int dmpi_progress(void)
 {
     int n = 0;
@@ -70,7 +56,9 @@ int dmpi_progress(void)
         if (tx->head || tx->ctl_head) dmpi_tx_push(p);
         n += dmpi_rx_poll_peer(p);
     }
-    if (dmpi_tp.net) n += net_progress();
+    /* Network peers: their completions (arriving packets are handled from
+     * there). Their channels always take a packet, so no send waits. */
+    if (dmpi_tp.net) n += dmpi_tp.net->progress();
     if (dmpi_p2p.rts_waiting) n += dmpi_coop_help();
     if (nhooked) n += poll_hooks();
     return n;

@@ -249,18 +249,19 @@ void dmpi_send_start(dmpi_request *r)
         return;
     }
     dmpi_tx_peer *tx = &dmpi_p2p.tx[w];
-    r->proto_u64[2] = tx->next_seq++;
     uint64_t bytes = (uint64_t)r->bytes;
     bool rts = dmpi_p2p_on_node(w)
                    ? (bytes > dmpi_p2p.eager_max && dmpi_shm.cma_ok) ||
                          (bytes > dmpi_p2p.heap_eager_max &&
                           dmpi_heap_contains(r->proto_u64[3], bytes))
                    : bytes > dmpi_tp_of(w)->eager_max;
-    r->proto_int[2] = rts ? 1 : 0;
     /* A network peer's offer for this message may be waiting in the
-     * completion queue: look before choosing between push and RTS. */
+     * completion queue: look before choosing between push and RTS (and
+     * before this message takes its sequence number). */
     if (rts && !dmpi_p2p_on_node(w) && !tx->head && dmpi_tp_of(w)->push_by_write)
         dmpi_tp_of(w)->progress();
+    r->proto_u64[2] = tx->next_seq++;
+    r->proto_int[2] = rts ? 1 : 0;
     if (rts) r->proto_int[1] |= DMPI_TXW_DONE;
     else if (r->mode == DMPI_MODE_SYNC) r->proto_int[1] |= DMPI_TXW_ACK;
     r->next = NULL;
@@ -306,6 +307,9 @@ bool dmpi_send_immediate(const void *buf, MPI_Count count, dmpi_datatype *dt, in
     const dmpi_group *g = comm->remote_group ? comm->remote_group : comm->group;
     int w = g->world[dest];
     if (w == dmpi_p2p.me) return false;
+    if (!dmpi_p2p_on_node(w) &&
+        (bytes > dmpi_tp_of(w)->frag_max || bytes > dmpi_tp_of(w)->eager_max))
+        return false;
     dmpi_tx_peer *tx = &dmpi_p2p.tx[w];
     if (tx->head || tx->ctl_head) return false;
     uint32_t cells = dmpi_pkt_cells(bytes);

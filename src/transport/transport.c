@@ -57,6 +57,11 @@ int dmpi_tp_init(int me, int nprocs, const int *node_of)
     return 0;
 }
 
+void dmpi_tp_memory_released(const void *p, uint64_t n)
+{
+    if (dmpi_tp.net && dmpi_tp.net->invalidate) dmpi_tp.net->invalidate(p, n);
+}
+
 void dmpi_tp_finalize(void)
 {
     if (dmpi_tp.net) dmpi_tp.net->finalize();

@@ -67,6 +67,8 @@ typedef struct dmpi_tp_ops {
     void (*arrive_finalize)(void);
     bool (*all_finalized)(void);
     void (*finalize)(void);
+    /* Memory [p, p+n) is going away: forget what was registered there. */
+    void (*invalidate)(const void *p, uint64_t n);
 } dmpi_tp_ops;
 
 typedef struct dmpi_tp_state {
@@ -90,6 +92,9 @@ extern const dmpi_tp_ops dmpi_tp_shm_ops;
  * after printing why. */
 int dmpi_tp_init(int me, int nprocs, const int *node_of);
 void dmpi_tp_finalize(void);
+/* Memory [p, p+n) is about to be freed (MPI_Free_mem): transports that
+ * cache registrations drop those that overlap it. */
+void dmpi_tp_memory_released(const void *p, uint64_t n);
 /* The network transport, when built (NULL otherwise). */
 const dmpi_tp_ops *dmpi_ofi_open(int me, int nprocs, const int *node_of);
 

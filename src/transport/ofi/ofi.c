@@ -158,6 +158,7 @@ static const dmpi_tp_ops ofi_ops = {
     .arrive_finalize = dmpi_ofi_arrive_finalize,
     .all_finalized = dmpi_ofi_all_finalized,
     .finalize = ofi_finalize,
+    .invalidate = dmpi_ofi_mr_invalidate,
 };
 static dmpi_tp_ops ofi_ops_tuned;
 

@@ -31,6 +31,7 @@ typedef struct ofi_read_job {
     struct dmpi_request *r;
     int peer;
     long pending;            /* pieces not yet completed */
+    bool failed;             /* done was called with the error */
     ofi_mr *mr;              /* local registration (FI_MR_LOCAL) */
     dmpi_tp_read_done_fn done;
 } ofi_read_job;
@@ -150,6 +151,8 @@ int dmpi_ofi_io_init(void)
     if (!o->tx_seq || !o->rx_seq || !o->early) return -FI_ENOMEM;
     o->nrecv = (int)dmpi_env_long("DMPI_OFI_RECV_BUFS", 64);
     if (o->nrecv < 4) o->nrecv = 4;
+    size_t rx_max = o->info->rx_attr ? o->info->rx_attr->size : 0; /* the provider's queue */
+    if (rx_max && (size_t)o->nrecv > rx_max) o->nrecv = (int)rx_max;
     if (!o->cur) return -FI_ENOMEM;
     for (int i = 0; i < o->nrecv; i++) post_recv(new_recv_buf());
     return 0;
@@ -174,21 +177,24 @@ void dmpi_ofi_io_finalize(void)
 
 dmpi_pkt *dmpi_ofi_reserve(int peer, uint32_t cells)
 {
+    if ((uint64_t)cells * DMPI_CELL > dmpi_ofi.buf_bytes + DMPI_CELL)
+        dmpi_abort_job(1, "dmpi: rank %d: a packet of %u cells exceeds the network packet size",
+                       dmpi_ofi.me, cells);
     ofi_buf *b = get_send_buf();
     dmpi_ofi.cur[peer] = b;
     dmpi_ring *view = &dmpi_tp.out[peer];
     view->cells = b->mem;
     view->ncells = (uint64_t)1 << 16;
     view->pos = 0;
-    (void)cells;
     return (dmpi_pkt *)(void *)b->mem;
 }
 
-static void send_buf(int peer, ofi_buf *b, size_t len)
+/* inject: allowed to return before the packet left (no completion). */
+static void send_buf(int peer, ofi_buf *b, size_t len, bool inject)
 {
     ofi_state *o = &dmpi_ofi;
     uint64_t tag = (uint64_t)o->tx_seq[peer]++ << 32 | (uint32_t)o->me;
-    if (len <= o->inject_max) {
+    if (inject && len <= o->inject_max) {
         while (again(fi_tinject(o->ep, b->mem, len, o->addr[peer], tag), "inject"))
             ;
         put_send_buf(b);
@@ -205,7 +211,7 @@ void dmpi_ofi_publish(int peer, dmpi_pkt *p, uint32_t cells)
     dmpi_ofi.cur[peer] = NULL;
     p->ncells = (uint16_t)cells;
     uint64_t len = DMPI_CELL + (p->plen > DMPI_INLINE_BYTES ? p->plen - DMPI_INLINE_BYTES : 0);
-    send_buf(peer, b, (size_t)len);
+    send_buf(peer, b, (size_t)len, true);
 }
 
 /* Starts a rendezvous read (or write) of n bytes in pieces of at most the
@@ -262,10 +268,13 @@ static void read_piece_done(ofi_read_op *op, const char *err)
     ofi_read_job *job = op->job;
     free(op);
     dmpi_ofi.in_flight--;
-    if (err) job->done(job->r, job->peer, err);
+    if (err && !job->failed) {
+        job->failed = true;
+        job->done(job->r, job->peer, err);
+    }
     if (--job->pending > 0) return;
     if (job->mr) dmpi_ofi_mr_put(job->mr);
-    job->done(job->r, job->peer, NULL);
+    if (!job->failed) job->done(job->r, job->peer, NULL);
     free(job);
 }
 
@@ -398,10 +407,16 @@ void dmpi_ofi_arrive_finalize(void)
 {
     for (int w = 0; w < dmpi_ofi.nprocs; w++) {
         if (w == dmpi_ofi.me || dmpi_ofi.addr[w] == FI_ADDR_NOTAVAIL) continue;
-        dmpi_pkt *p = dmpi_ofi_reserve(w, 1);
+        /* Sent with a completion, never injected: the endpoint closes
+         * only once every FIN has really left (a packet still queued in
+         * the provider, e.g. on a connection being set up, would be lost
+         * and the peer would wait for it for ever). */
+        ofi_buf *b = get_send_buf();
+        dmpi_pkt *p = (dmpi_pkt *)(void *)b->mem;
         memset(p, 0, sizeof *p);
         p->type = OFI_PKT_FIN;
-        dmpi_ofi_publish(w, p, 1);
+        p->ncells = 1;
+        send_buf(w, b, DMPI_CELL, false);
     }
 }
 

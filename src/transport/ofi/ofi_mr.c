@@ -10,16 +10,18 @@
  * every entry that overlaps a range (MPI_Free_mem calls it through
  * dmpi_tp_memory_released); an entry still in use is closed when its last
  * user lets go. Memory that the program frees or unmaps by itself is not
- * seen here, so idle entries are kept only for providers whose keys name
- * virtual addresses of this process (no FI_MR_LOCAL: tcp, sockets): there
- * a stale entry still reads whatever that address holds now, which is what
- * the program gave. For providers that pin pages, idle entries are closed
- * at once until a memory monitor exists (docs/network.md). */
+ * seen here, so idle entries are kept only for the sockets providers
+ * (tcp, sockets, udp), whose registrations pin nothing and name virtual
+ * addresses of this process: there a stale entry still reads whatever
+ * that address holds now, which is what the program gave. For any other
+ * provider idle entries are closed at once until a memory monitor exists
+ * (docs/network.md). */
 #include "transport/ofi/ofi.h"
 
 #include "core/dmpi.h"
 
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #define ALL_ACCESS (FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE | FI_SEND | FI_RECV)
@@ -29,7 +31,10 @@ static long cache_limit(void)
     static long limit = -1;
     if (limit < 0) {
         limit = dmpi_env_long("DMPI_OFI_MR_CACHE", 64);
-        if (dmpi_ofi.mr_mode & FI_MR_LOCAL) limit = 0;
+        const char *prov = dmpi_ofi.info->fabric_attr->prov_name;
+        bool software = prov && (strstr(prov, "tcp") == prov || strstr(prov, "sockets") == prov ||
+                                 strstr(prov, "udp") == prov);
+        if ((dmpi_ofi.mr_mode & FI_MR_LOCAL) || !software) limit = 0;
         if (limit < 0) limit = 0;
     }
     return limit;
