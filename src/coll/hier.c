@@ -400,6 +400,45 @@ static int allgather(dmpi_comm *c, hier *h, const dmpi_coll_args *a)
     return rc;
 }
 
+/* The buffers of a rooted gather or scatter: t holds the p blocks at the
+ * root's leader and the root, the node's run at other leaders, the own
+ * block elsewhere; leaders have the leader phase's counts and
+ * displacements; a root that does not lead its node, those of the
+ * hand-over from its leader (everything in one piece at 0). */
+typedef struct rooted_bufs {
+    unsigned char *t;
+    MPI_Count *counts, *vc;
+    MPI_Aint *displs, *vd;
+} rooted_bufs;
+
+static void rooted_free(rooted_bufs *b)
+{
+    free(b->t);
+    free(b->counts);
+    free(b->displs);
+    free(b->vc);
+    free(b->vd);
+}
+
+static int rooted_alloc(hier *h, int rk, bool lead, bool is_root, bool hand,
+                        MPI_Count blk, rooted_bufs *b)
+{
+    *b = (rooted_bufs){0};
+    int ns = h->node_size[h->myk];
+    MPI_Count tn = lead || is_root ? (h->myk == rk ? h->p : ns) : 1;
+    b->t = bytes_tmp(tn * blk);
+    bool ok = b->t && (!lead || node_counts(h, blk, &b->counts, &b->displs) == MPI_SUCCESS);
+    if (ok && hand && is_root) {
+        b->vc = calloc((size_t)ns, sizeof *b->vc);
+        b->vd = calloc((size_t)ns, sizeof *b->vd);
+        ok = b->vc && b->vd;
+        if (ok) b->vc[0] = h->p * blk;
+    }
+    if (ok) return MPI_SUCCESS;
+    rooted_free(b);
+    return MPI_ERR_NO_MEM;
+}
+
 /* ------------------------------------------------------------ gather
  * Node gathers to leaders (packed), leaders gatherv to the root's leader
  * in node-major order; when the root does not lead its node, its leader
@@ -413,35 +452,13 @@ static int gather(dmpi_comm *c, hier *h, const dmpi_coll_args *a)
     bool root_leads = root == h->leader[rk];
     MPI_Count blk = block_bytes(a, me);
     dmpi_datatype *byte = dmpi_coll_byte();
-    /* t: the p blocks at the root's leader and the root, the node's run at
-     * other leaders, the own block elsewhere */
-    MPI_Count tn = lead || is_root ? (h->myk == rk ? p : h->node_size[h->myk]) : 1;
-    unsigned char *t = bytes_tmp(tn * blk);
-    MPI_Count *counts = NULL, *vc = NULL;
-    MPI_Aint *displs = NULL, *vd = NULL;
     bool hand = !root_leads && h->myk == rk; /* the leader -> root step */
     int ns = h->node_size[h->myk];
-    if (t && lead && node_counts(h, blk, &counts, &displs) != MPI_SUCCESS) {
-        free(t);
-        t = NULL;
-    }
-    if (t && hand && is_root) {
-        vc = calloc((size_t)ns, sizeof *vc);
-        vd = calloc((size_t)ns, sizeof *vd);
-        if (!vc || !vd) {
-            free(t);
-            t = NULL;
-        } else {
-            vc[0] = p * blk;
-        }
-    }
-    if (!t) {
-        free(counts);
-        free(displs);
-        free(vc);
-        free(vd);
-        return MPI_ERR_NO_MEM;
-    }
+    rooted_bufs bufs;
+    if (rooted_alloc(h, rk, lead, is_root, hand, blk, &bufs) != MPI_SUCCESS) return MPI_ERR_NO_MEM;
+    unsigned char *t = bufs.t;
+    MPI_Count *counts = bufs.counts, *vc = bufs.vc;
+    MPI_Aint *displs = bufs.displs, *vd = bufs.vd;
     /* node run: at its node-major place in the root's node, at 0 elsewhere */
     unsigned char *node_run = h->myk == rk && (lead || is_root) ? t + h->node_start[rk] * blk : t;
     unsigned char *mine = lead || is_root ? node_run + h->myl * blk : t;
@@ -470,11 +487,7 @@ static int gather(dmpi_comm *c, hier *h, const dmpi_coll_args *a)
                                                 .rdt = byte, .root = h->local_idx[root]}));
     if (is_root && rc == MPI_SUCCESS)
         unpack_in_comm_order(h, a, t, blk, in_place ? me : -1);
-    free(counts);
-    free(displs);
-    free(vc);
-    free(vd);
-    free(t);
+    rooted_free(&bufs);
     return rc;
 }
 
@@ -493,31 +506,11 @@ static int scatter(dmpi_comm *c, hier *h, const dmpi_coll_args *a)
     MPI_Count blk = block_bytes(a, me);
     dmpi_datatype *byte = dmpi_coll_byte();
     int ns = h->node_size[h->myk];
-    MPI_Count tn = lead || is_root ? (h->myk == rk ? p : ns) : 1;
-    unsigned char *t = bytes_tmp(tn * blk);
-    MPI_Count *counts = NULL, *vc = NULL;
-    MPI_Aint *displs = NULL, *vd = NULL;
-    if (t && lead && node_counts(h, blk, &counts, &displs) != MPI_SUCCESS) {
-        free(t);
-        t = NULL;
-    }
-    if (t && hand && is_root) {
-        vc = calloc((size_t)ns, sizeof *vc);
-        vd = calloc((size_t)ns, sizeof *vd);
-        if (!vc || !vd) {
-            free(t);
-            t = NULL;
-        } else {
-            vc[0] = p * blk;
-        }
-    }
-    if (!t) {
-        free(counts);
-        free(displs);
-        free(vc);
-        free(vd);
-        return MPI_ERR_NO_MEM;
-    }
+    rooted_bufs bufs;
+    if (rooted_alloc(h, rk, lead, is_root, hand, blk, &bufs) != MPI_SUCCESS) return MPI_ERR_NO_MEM;
+    unsigned char *t = bufs.t;
+    MPI_Count *counts = bufs.counts, *vc = bufs.vc;
+    MPI_Aint *displs = bufs.displs, *vd = bufs.vd;
     if (is_root)
         for (int q = 0; q < p; q++)
             dmpi_dt_pack(dmpi_coll_at(a->sbuf, (MPI_Count)h->order[q] * a->scount, a->sdt),
@@ -545,11 +538,7 @@ static int scatter(dmpi_comm *c, hier *h, const dmpi_coll_args *a)
                                             .rdt = byte, .root = 0}));
     if (!in_place && rc == MPI_SUCCESS)
         dmpi_dt_unpack(a->rbuf, a->rcount, a->rdt, 0, mine, blk);
-    free(counts);
-    free(displs);
-    free(vc);
-    free(vd);
-    free(t);
+    rooted_free(&bufs);
     return rc;
 }
 

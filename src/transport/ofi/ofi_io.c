@@ -287,6 +287,19 @@ static void deliver(int peer, ofi_buf *b)
     else dmpi_tp.deliver(peer, b->mem, b->len);
 }
 
+/* Delivers the packets of peer that wait (early or held back) and whose
+ * turn has come. */
+static void deliver_waiting(int peer)
+{
+    ofi_state *o = &dmpi_ofi;
+    while (o->early[peer] && o->early[peer]->seq == o->rx_seq[peer]) {
+        ofi_buf *q = o->early[peer];
+        o->early[peer] = q->next;
+        deliver(peer, q);
+        recycle_recv_buf(q);
+    }
+}
+
 /* An early packet waits in its peer's list (ordered by sequence) and a new
  * buffer takes its place among the posted ones; when the packet whose
  * turn it is arrives, the waiting ones that follow it go too. */
@@ -310,12 +323,7 @@ static void on_recv(ofi_buf *b, const struct fi_cq_tagged_entry *e)
     }
     deliver(peer, b);
     recycle_recv_buf(b);
-    while (o->early[peer] && o->early[peer]->seq == o->rx_seq[peer]) {
-        ofi_buf *q = o->early[peer];
-        o->early[peer] = q->next;
-        deliver(peer, q);
-        recycle_recv_buf(q);
-    }
+    deliver_waiting(peer);
 }
 
 /* Delivers the packets held back while nested whose turn has come. */
@@ -323,14 +331,7 @@ static void release_held(void)
 {
     ofi_state *o = &dmpi_ofi;
     o->held = 0;
-    for (int w = 0; w < o->nprocs; w++) {
-        while (o->early[w] && o->early[w]->seq == o->rx_seq[w]) {
-            ofi_buf *q = o->early[w];
-            o->early[w] = q->next;
-            deliver(w, q);
-            recycle_recv_buf(q);
-        }
-    }
+    for (int w = 0; w < o->nprocs; w++) deliver_waiting(w);
 }
 
 static void on_error(void)
