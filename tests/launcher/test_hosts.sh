@@ -18,18 +18,9 @@ SRC=$(cd "$(dirname "$0")/../.." && pwd)
 FAKE=$SRC/tests/launcher/fake_ssh.sh
 TMP=$(mktemp -d /tmp/dmpi-hosts-test.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
-P=$TMP/pmi_prog
-${CC:-cc} -std=c11 -O1 -D_GNU_SOURCE -Wall -I"$SRC/src/pmi" "$SRC/tests/launcher/pmi_prog.c" \
-    "$SRC/src/pmi/pmi_client.c" "$SRC/src/pmi/pmi_wire.c" -o "$P" -pthread || {
-    echo "FAIL: cannot build the helper program"
-    exit 1
-}
+LABEL="hosts: "
+. "$SRC/tests/launcher/common.sh"
 
-npass=0
-nfail=0
-pass() { echo "PASS: hosts: $1"; npass=$((npass + 1)); }
-fail() { echo "FAIL: hosts: $1: $2"; nfail=$((nfail + 1)); }
-now_ms() { echo $(($(date +%s%N) / 1000000)); }
 run() { # ARGS...: mpiexec with the fake launcher, stdin from /dev/null; sets st and ms
     local t0
     t0=$(now_ms)

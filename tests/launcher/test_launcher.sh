@@ -16,18 +16,7 @@ MPIEXEC=$BIN/mpiexec
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 TMP=$(mktemp -d /tmp/dmpi-launcher-test.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
-P=$TMP/pmi_prog
-${CC:-cc} -std=c11 -O1 -D_GNU_SOURCE -Wall -I"$SRC/src/pmi" "$SRC/tests/launcher/pmi_prog.c" \
-    "$SRC/src/pmi/pmi_client.c" "$SRC/src/pmi/pmi_wire.c" -o "$P" -pthread || {
-    echo "FAIL: cannot build the helper program"
-    exit 1
-}
-
-npass=0
-nfail=0
-pass() { echo "PASS: $1"; npass=$((npass + 1)); }
-fail() { echo "FAIL: $1: $2"; nfail=$((nfail + 1)); }
-now_ms() { echo $(($(date +%s%N) / 1000000)); }
+. "$SRC/tests/launcher/common.sh"
 
 # run ARGS...: runs mpiexec with stdin from /dev/null; sets st and ms
 run() {

@@ -1,0 +1,16 @@
+# Sourced by test_launcher.sh and test_hosts.sh: the helper program
+# (tests/launcher/pmi_prog.c with the PMI client, built with cc into $TMP,
+# its path in $P) and the case counters. Needs SRC, TMP; LABEL prefixes
+# each case's name.
+P=$TMP/pmi_prog
+${CC:-cc} -std=c11 -O1 -D_GNU_SOURCE -Wall -I"$SRC/src/pmi" "$SRC/tests/launcher/pmi_prog.c" \
+    "$SRC/src/pmi/pmi_client.c" "$SRC/src/pmi/pmi_wire.c" -o "$P" -pthread || {
+    echo "FAIL: cannot build the helper program"
+    exit 1
+}
+
+npass=0
+nfail=0
+pass() { echo "PASS: ${LABEL:-}$1"; npass=$((npass + 1)); }
+fail() { echo "FAIL: ${LABEL:-}$1: $2"; nfail=$((nfail + 1)); }
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
