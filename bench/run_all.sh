@@ -50,6 +50,7 @@ EOF
 }
 
 log() { printf '%s\n' "run_all: $*" >&2; }
+. "$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)/cache_lib.sh"
 die() { log "error: $*"; exit 2; }
 
 parse_args() {
@@ -100,24 +101,6 @@ setup_dmpi() {
     fi
 }
 
-# matplotlib in a venv of the cache, made on first use.  Prints the venv's
-# python; returns 1 (with the reason on stderr) when it cannot be had.
-plot_python() {
-    local venv=$CACHE/venv
-    if [ -e "$venv/.matplotlib" ] && "$venv/bin/python" -c 'import matplotlib' 2>/dev/null; then
-        printf '%s\n' "$venv/bin/python"
-        return 0
-    fi
-    log "installing matplotlib from PyPI into $venv"
-    rm -rf "$venv"
-    python3 -m venv "$venv" >&2 \
-        || { log "python3 -m venv failed (Debian: apt-get install python3-venv)"; return 1; }
-    PIP_ROOT_USER_ACTION=ignore "$venv/bin/python" -m pip install --quiet \
-        --disable-pip-version-check --timeout 30 --retries 1 matplotlib >&2 \
-        || { log "pip install matplotlib failed"; return 1; }
-    touch "$venv/.matplotlib"
-    printf '%s\n' "$venv/bin/python"
-}
 
 main() {
     parse_args "$@"
