@@ -9,6 +9,7 @@
 #    tests/abi/check_exports.sh <build>/libmpi_abi.so.1,
 #    tests/abi/cross_abi.sh <build>,
 #    tests/launcher/test_launcher.sh <build>/bin,
+#    tests/pmi/test_pmi_client.sh <build> (PMI-2 client, bad launchers),
 #    tests/integration/test_cmake_pkgconfig.sh <build> (CMake, pkg-config,
 #    compiler wrappers, install tree), tests/integration/check_env_doc.sh,
 #    tests/faults/run_faults.sh <build> (fault-injection matrix) and
@@ -243,6 +244,8 @@ run_others() {
     [ -f "$s" ] && [ -x "$s" ] && run_plain "abi/cross_abi.sh" "$s" "$BUILD"
     s=$ROOT/tests/launcher/test_launcher.sh
     [ -f "$s" ] && [ -x "$s" ] && run_plain "launcher/test_launcher.sh" "$s" "$BUILD/bin"
+    s=$ROOT/tests/pmi/test_pmi_client.sh
+    [ -f "$s" ] && [ -x "$s" ] && run_plain "pmi/test_pmi_client.sh" "$s" "$BUILD"
     # CMake find_package(MPI), pkg-config, mpicc/mpicxx, install tree; env docs
     s=$ROOT/tests/integration/test_cmake_pkgconfig.sh
     [ -f "$s" ] && [ -x "$s" ] && PLAIN_LIMIT=300 run_plain "integration/test_cmake_pkgconfig.sh" "$s" "$BUILD"

@@ -135,7 +135,7 @@ static int agree_oversubscribed(void)
         for (int v = 0; v < w && first; v++) first = dmpi_rt.node_of[v] != dmpi_rt.node_of[w];
         if (!first || dmpi_rt.node_of[w] == dmpi_rt.node_id) continue;
         snprintf(key, sizeof key, "dmpi-osub-%d", w);
-        if (dmpi_pmi_get(key, val, sizeof val) != 0) return -1;
+        if (dmpi_pmi_get(w, key, val, sizeof val) != 0) return -1;
         dmpi_rt.oversubscribed = val[0] == '1';
     }
     return 0;
@@ -163,7 +163,10 @@ static int init_nodes(void)
     int n = dmpi_rt.world_size, me = dmpi_rt.world_rank;
     dmpi_rt.node_of = malloc((size_t)n * sizeof(int));
     if (!dmpi_rt.node_of) return MPI_ERR_NO_MEM;
-    dmpi_pmi_node_ids(n, dmpi_rt.node_of);
+    if (dmpi_pmi_node_ids(n, dmpi_rt.node_of) != 0) {
+        fprintf(stderr, "dmpi: MPI_Init: %s\n", dmpi_pmi_error());
+        return MPI_ERR_OTHER;
+    }
     dmpi_rt.node_id = dmpi_rt.node_of[me];
     dmpi_rt.local_rank = dmpi_rt.local_size = dmpi_rt.nnodes = 0;
     for (int w = 0; w < n; w++) {
@@ -194,7 +197,7 @@ int dmpi_runtime_init(int required, int *provided)
 
     int rank, size, appnum;
     if (dmpi_pmi_init(&rank, &size, &appnum) != 0) {
-        fprintf(stderr, "dmpi: cannot reach the process manager (PMI_FD); was this started by mpiexec?\n");
+        fprintf(stderr, "dmpi: MPI_Init: cannot start under the launcher: %s\n", dmpi_pmi_error());
         return MPI_ERR_OTHER;
     }
     dmpi_rt.world_rank = rank;

@@ -1,13 +1,14 @@
 /* dmpi process-management client: what the core calls to learn its rank and
  * size, exchange addresses (key/value space), synchronise (fence), and tell
- * the launcher about MPI_Abort and MPI_Finalize. It speaks the PMI-1 "simple"
- * wire protocol over the socket named by $PMI_FD, so it works under dmpi's
- * mpiexec and under other launchers that offer PMI-1 (MPICH's hydra, ...).
- * Without $PMI_FD the process is a singleton: rank 0 of 1, puts and gets go
- * to a private table, fences return at once.
+ * the launcher about MPI_Abort and MPI_Finalize. Behind it (pmi.c) sit the
+ * backends of pmi_backend.h: PMI-1 and PMI-2 over the socket named by
+ * $PMI_FD (dmpi's mpiexec, hydra, `srun --mpi=pmi2`) and PMIx
+ * (`srun --mpi=pmix`). Without a launcher the process is a singleton: rank
+ * 0 of 1, puts and gets go to a private table, fences return at once.
  *
  * Every call is thread-safe (one lock) and never prints. All return 0 on
- * success and -1 on failure unless said otherwise. */
+ * success and -1 on failure unless said otherwise; after a failure
+ * dmpi_pmi_error() says why in one line that names the backend. */
 #ifndef DMPI_PMI_H
 #define DMPI_PMI_H
 
@@ -22,8 +23,18 @@ int dmpi_pmi_init(int *rank, int *size, int *appnum);
 int dmpi_pmi_put(const char *key, const char *val);
 
 /* Looks key up; copies the value (NUL-terminated) into val[maxlen].
+ * owner is the rank that put the key (-1 when not known; PMIx needs it).
  * 0 found, -1 not found, value longer than maxlen-1, or error. */
-int dmpi_pmi_get(const char *key, char *val, int maxlen);
+int dmpi_pmi_get(int owner, const char *key, char *val, int maxlen);
+
+/* A job attribute the launcher provides (PMI_process_mapping, ...). */
+int dmpi_pmi_job_attr(const char *key, char *val, int maxlen);
+
+/* Why the last call failed, in one line ("PMI-2: ..."). */
+const char *dmpi_pmi_error(void);
+
+/* The backend in use: "PMI-1", "PMI-2", "PMIx", "singleton" or "none". */
+const char *dmpi_pmi_launcher(void);
 
 /* Fence over all ranks: every put made before it, by any rank, is visible
  * to every get made after it. */
@@ -48,10 +59,14 @@ int dmpi_pmi_fd(void);
 
 bool dmpi_pmi_is_singleton(void);
 
-/* Node of every rank (node_of[size]) from the launcher's process mapping
- * (pmi_mapping.c); without one, every rank is on node 0 and -1 is
- * returned. Node numbers need not be dense. */
+/* Node of every rank (node_of[size]) from the launcher (pmi_mapping.c):
+ * the backend's own node ids (PMIx) or the PMI_process_mapping attribute;
+ * a launcher that tells nothing puts every rank on node 0. Node numbers
+ * need not be dense. -1 (reason in dmpi_pmi_error) when the launcher's
+ * answer is malformed or does not cover this job. */
 int dmpi_pmi_node_ids(int size, int *node_of);
+/* The backend's own node ids: 0, -1 on error, 1 when it has none. */
+int dmpi_pmi_backend_node_ids(int size, int *node_of);
 /* The parser alone: "(vector,(node,nodes,ranks),...)" -> node_of. */
 int dmpi_pmi_parse_mapping(const char *text, int size, int *node_of);
 int dmpi_pmi_apply_mapping(const long (*blk)[3], int nblk, int size, int *node_of);

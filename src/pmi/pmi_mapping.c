@@ -8,6 +8,7 @@
  * DMPI_PROCESS_MAPPING, when set, replaces the launcher's mapping (for
  * tests: ranks of one host then talk over the network transport). */
 #include "pmi/pmi.h"
+#include "pmi/pmi_backend.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -78,12 +79,19 @@ int dmpi_pmi_apply_mapping(const long (*blk)[3], int nblk, int size, int *node_o
 
 int dmpi_pmi_node_ids(int size, int *node_of)
 {
-    char text[2048];
+    char text[8192];
     const char *forced = getenv("DMPI_PROCESS_MAPPING");
-    if (forced && *forced && dmpi_pmi_parse_mapping(forced, size, node_of) == 0) return 0;
-    if (!dmpi_pmi_is_singleton() && dmpi_pmi_get("PMI_process_mapping", text, sizeof text) == 0 &&
-        dmpi_pmi_parse_mapping(text, size, node_of) == 0)
-        return 0;
+    if (forced && *forced) {
+        if (dmpi_pmi_parse_mapping(forced, size, node_of) == 0) return 0;
+        dmpi_pmi_fail("DMPI_PROCESS_MAPPING='%.60s' is not a process mapping", forced);
+        return -1;
+    }
     for (int r = 0; r < size; r++) node_of[r] = 0;
+    if (dmpi_pmi_is_singleton()) return 0;
+    int own = dmpi_pmi_backend_node_ids(size, node_of);
+    if (own <= 0) return own;
+    if (dmpi_pmi_job_attr("PMI_process_mapping", text, sizeof text) != 0) return 0; /* not told */
+    if (dmpi_pmi_parse_mapping(text, size, node_of) == 0) return 0;
+    dmpi_pmi_fail("%s: the launcher's PMI_process_mapping '%.60s' is malformed", dmpi_pmi_launcher(), text);
     return -1;
 }

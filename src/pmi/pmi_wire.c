@@ -1,4 +1,5 @@
-/* PMI-1 wire format: parser, builder and line reader (see pmi_wire.h).
+/* PMI-1 wire format: parser, builder and line reader, and the PMI-2
+ * message parser (see pmi_wire.h).
  * Compiled into the library (for the client) and into mpiexec (server). */
 #include "pmi_wire.h"
 
@@ -25,6 +26,19 @@ static int unescape(char *s, size_t n)
         s[o++] = s[i++];
     }
     s[o] = '\0';
+    return 0;
+}
+
+/* Appends name=val to m: -1 when name is cmd or repeated, or m is full. */
+static int add_attr(dmpi_pmi_msg *m, const char *name, const char *val)
+{
+    if (strcmp(name, "cmd") == 0) return -1;
+    for (int i = 0; i < m->nattr; i++)
+        if (strcmp(m->attr[i].name, name) == 0) return -1;
+    if (m->nattr >= DMPI_PMI_MAXATTRS - 1) return -1;
+    m->attr[m->nattr].name = name;
+    m->attr[m->nattr].val = val;
+    m->nattr++;
     return 0;
 }
 
@@ -76,13 +90,43 @@ int dmpi_pmi_parse(char *buf, size_t len, dmpi_pmi_msg *m)
             first = false;
             continue;
         }
-        if (strcmp(name, "cmd") == 0) return -1;
-        for (int i = 0; i < m->nattr; i++)
-            if (strcmp(m->attr[i].name, name) == 0) return -1;
-        if (m->nattr >= DMPI_PMI_MAXATTRS - 1) return -1;
-        m->attr[m->nattr].name = name;
-        m->attr[m->nattr].val = val;
-        m->nattr++;
+        if (add_attr(m, name, val) != 0) return -1;
+    }
+    return m->cmd ? 0 : -1;
+}
+
+int dmpi_pmi2_parse(char *buf, size_t len, dmpi_pmi_msg *m)
+{
+    m->cmd = NULL;
+    m->nattr = 0;
+    if (memchr(buf, '\0', len) != NULL) return -1;
+    buf[len] = '\0';
+    size_t p = 0;
+    while (p < len) {
+        size_t ns = p;
+        while (p < len && is_name_char((unsigned char)buf[p])) p++;
+        size_t nl = p - ns;
+        if (nl == 0 || nl > DMPI_PMI_NAMELEN_MAX || p >= len || buf[p] != '=') return -1;
+        buf[p++] = '\0'; /* terminates the name */
+        char *name = buf + ns, *val = buf + p;
+        size_t o = p;
+        while (p < len) { /* the value runs to a single ';' */
+            if (buf[p] == ';') {
+                if (p + 1 < len && buf[p + 1] == ';') p++; /* ";;": a literal ';' */
+                else break;
+            }
+            buf[o++] = buf[p++];
+        }
+        if (p < len) p++; /* the ';' */
+        buf[o] = '\0';   /* o <= p - 1 < len, or o == len: inside buf[0..len] */
+        if (m->cmd == NULL) {
+            if (strcmp(name, "cmd") != 0 || val[0] == '\0') return -1;
+            for (const char *c = val; *c; c++)
+                if (!is_name_char((unsigned char)*c)) return -1;
+            m->cmd = val;
+        } else if (add_attr(m, name, val) != 0) {
+            return -1;
+        }
     }
     return m->cmd ? 0 : -1;
 }

@@ -43,6 +43,14 @@ typedef struct dmpi_pmi_msg {
  * too many attributes, or a dangling backslash. */
 int dmpi_pmi_parse(char *buf, size_t len, dmpi_pmi_msg *m);
 
+/* Parses a PMI-2 message body in place: "cmd=NAME;key=val;...;" (the
+ * trailing ';' optional; ";;" inside a value is a literal ';'). Writes a
+ * NUL at buf[len], so buf must hold len+1 bytes. Returns 0, or -1 when
+ * malformed: no leading "cmd=NAME", an item without '=', a bad or repeated
+ * name, too many items, or a NUL inside. Only the names differ from PMI-1:
+ * they may hold '-' ("kvs-get-response"). */
+int dmpi_pmi2_parse(char *buf, size_t len, dmpi_pmi_msg *m);
+
 /* Value of attribute name, or NULL when absent or given without "=". */
 const char *dmpi_pmi_msg_str(const dmpi_pmi_msg *m, const char *name);
 

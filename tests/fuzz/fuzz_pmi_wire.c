@@ -87,10 +87,29 @@ static void parse_and_check(const char *data, size_t n)
     free(buf);
 }
 
+/* The input as a PMI-2 message body: parsed strings stay inside it. */
+static void parse2_and_check(const char *data, size_t n)
+{
+    char *buf = malloc(n + 1);
+    if (!buf) return;
+    memcpy(buf, data, n);
+    dmpi_pmi_msg m;
+    if (dmpi_pmi2_parse(buf, n, &m) == 0) {
+        REQUIRE(m.cmd != NULL && m.nattr >= 0 && m.nattr < DMPI_PMI_MAXATTRS);
+        check_str(m.cmd, buf, n + 1);
+        for (int i = 0; i < m.nattr; i++) {
+            check_str(m.attr[i].name, buf, n + 1);
+            check_str(m.attr[i].val, buf, n + 1);
+        }
+    }
+    free(buf);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    /* the whole input as one line */
+    /* the whole input as one line, and as a PMI-2 message */
     parse_and_check((const char *)data, size);
+    parse2_and_check((const char *)data, size);
 
     /* the input as a byte stream cut into lines; the first byte picks the
      * chunk sizes */

@@ -4,7 +4,8 @@
 # each case's name.
 P=$TMP/pmi_prog
 ${CC:-cc} -std=c11 -O1 -D_GNU_SOURCE -Wall -I"$SRC/src/pmi" "$SRC/tests/launcher/pmi_prog.c" \
-    "$SRC/src/pmi/pmi_client.c" "$SRC/src/pmi/pmi_wire.c" -o "$P" -pthread || {
+    "$SRC"/src/pmi/pmi.c "$SRC"/src/pmi/pmi1.c "$SRC"/src/pmi/pmi2.c \
+    "$SRC"/src/pmi/pmi_sock.c "$SRC"/src/pmi/pmi_wire.c -o "$P" -pthread || {
     echo "FAIL: cannot build the helper program"
     exit 1
 }

@@ -62,10 +62,10 @@ static void exchange(void)
     for (int r = 0; r < size; r++) {
         snprintf(key, sizeof key, "key-%d", r);
         make_value(val, sizeof val, r);
-        if (dmpi_pmi_get(key, got, sizeof got) != 0) die("get");
+        if (dmpi_pmi_get(r, key, got, sizeof got) != 0) die("get");
         if (strcmp(val, got) != 0) die("value check");
     }
-    if (dmpi_pmi_get("no-such-key", got, sizeof got) == 0) die("get of a missing key");
+    if (dmpi_pmi_get(-1, "no-such-key", got, sizeof got) == 0) die("get of a missing key");
     if (dmpi_pmi_barrier() != 0) die("second barrier");
 }
 
@@ -146,7 +146,7 @@ int main(int argc, char **argv)
         finish();
     } else if (strcmp(mode, "map") == 0) {
         char map[1024];
-        if (dmpi_pmi_get("PMI_process_mapping", map, sizeof map) != 0) die("get PMI_process_mapping");
+        if (dmpi_pmi_job_attr("PMI_process_mapping", map, sizeof map) != 0) die("get PMI_process_mapping");
         const char *lr = getenv("DMPI_LOCAL_RANK"), *ls = getenv("DMPI_LOCAL_SIZE");
         printf("map %d %s %s %s\n", rank, map, lr ? lr : "-", ls ? ls : "-");
         exchange();

@@ -274,6 +274,44 @@ static void junk(void)
     }
 }
 
+/* PMI-2 message bodies (dmpi_pmi2_parse) */
+static int parse2(const char *s, dmpi_pmi_msg *m, char **keep)
+{
+    size_t n = strlen(s);
+    char *b = malloc(n + 1);
+    memcpy(b, s, n + 1);
+    int rc = dmpi_pmi2_parse(b, n, m);
+    if (keep) *keep = b;
+    else free(b);
+    return rc;
+}
+
+static void pmi2_messages(void)
+{
+    dmpi_pmi_msg m;
+    char *b;
+    int v;
+    CHECK(parse2("cmd=fullinit-response;rc=0;rank=3;size=4;spawner-jobid=;", &m, &b) == 0, "fullinit-response");
+    CHECK(strcmp(m.cmd, "fullinit-response") == 0 && m.nattr == 4, "cmd %s nattr %d", m.cmd, m.nattr);
+    CHECK(dmpi_pmi_msg_int(&m, "rank", &v) == 0 && v == 3, "rank");
+    CHECK(strcmp(dmpi_pmi_msg_str(&m, "spawner-jobid"), "") == 0, "empty value");
+    free(b);
+    CHECK(parse2("cmd=kvs-get-response;found=TRUE;value=a;;b=c;rc=0", &m, &b) == 0, "escaped ';', no final ';'");
+    CHECK(strcmp(dmpi_pmi_msg_str(&m, "value"), "a;b=c") == 0, "value '%s'", dmpi_pmi_msg_str(&m, "value"));
+    CHECK(dmpi_pmi_msg_int(&m, "rc", &v) == 0 && v == 0, "rc after an escaped value");
+    free(b);
+    CHECK(parse2("cmd=info-getjobattr-response;found=TRUE;value=(vector,(0,2,1));rc=0;", &m, &b) == 0 &&
+              strcmp(dmpi_pmi_msg_str(&m, "value"), "(vector,(0,2,1))") == 0,
+          "mapping value");
+    free(b);
+    static const char *bad[] = {"", ";", "cmd=", "rc=0;cmd=x;", "cmd=a b;", "cmd=x;novalue;", "cmd=x;=v;",
+                                "cmd=x;a=1;a=2;", "cmd=x;cmd=y;", "this is not PMI", "cmd=x y;"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        CHECK(parse2(bad[i], &m, NULL) != 0, "accepted bad PMI-2 message '%s'", bad[i]);
+    char nul[] = "cmd=x;a=1\0;b=2;";
+    CHECK(dmpi_pmi2_parse(nul, sizeof nul - 1, &m) != 0, "embedded NUL accepted");
+}
+
 int main(void)
 {
     good_lines();
@@ -281,6 +319,7 @@ int main(void)
     builder();
     reader();
     junk();
+    pmi2_messages();
     printf("test_pmi_parse: %d checks, %d failed\n", checks, failures);
     return failures ? 1 : 0;
 }

@@ -134,7 +134,7 @@ static int exchange_addresses(const int *node_of)
         if (node_of[w] == node_of[o->me]) continue;
         snprintf(key, sizeof key, "dmpi-ofi-%d", w);
         int n;
-        if (dmpi_pmi_get(key, val, sizeof val) != 0 || (n = from_hex(val, name, sizeof name)) <= 0)
+        if (dmpi_pmi_get(w, key, val, sizeof val) != 0 || (n = from_hex(val, name, sizeof name)) <= 0)
             return -FI_EADDRNOTAVAIL;
         if (fi_av_insert(o->av, name, 1, &o->addr[w], 0, NULL) != 1) return -FI_EADDRNOTAVAIL;
     }
