@@ -219,6 +219,9 @@ const dmpi_pmi_backend *dmpi_pmi2_start(int fd, dmpi_pmi_job *job)
     int want = -1;
     if (env_rank && dmpi_pmi_parse_int(env_rank, &want) != 0) want = -1;
     req_begin("fullinit");
+    /* Slurm wants both, from the environment it gave us */
+    const char *env_job = getenv("PMI_JOBID");
+    if (env_job && *env_job) req_add("pmijobid", env_job);
     if (want >= 0) req_add("pmirank", env_rank);
     req_add("threaded", "FALSE");
     if (exchange("fullinit-response", &m) != 0) return NULL;

@@ -341,6 +341,9 @@ int mpx_agent_main(int argc, char **argv)
                     getenv("HOME") ? getenv("HOME") : "the agent's directory");
         rc = mpx_main_loop(&job);
         send_u32(&ag, MPX_M_DONE, (uint32_t)rc);
+        /* mpiexec has the outcome and reports it; a launcher would add its
+         * own line for a nonzero exit (srun: "task 0: Exited with exit code N") */
+        if (ag.fd >= 0) rc = 0;
     }
     mpx_log_agent = NULL;
     if (ag.fd >= 0) close(ag.fd);

@@ -1,7 +1,8 @@
 /* mpiexec's side of a job on hosts (the remote bootstrap): places the
  * ranks, listens on one TCP port, starts one agent per host through the
  * launcher ("CMD HOST /path/mpiexec --agent --connect ADDR:PORT --key KEY
- * --host-index I", every word free of shell metacharacters so that ssh,
+ * --host-index I", or with srun "srun OPTIONS --nodelist=HOST /path/...",
+ * see slurm.c; every word free of shell metacharacters so that ssh,
  * which joins them for a remote shell, and "ip netns exec", which does not,
  * both work), admits each agent's one connection when it presents the job's
  * random key, and then relays: output to our stdout/stderr, stdin to rank
@@ -161,13 +162,30 @@ static bool shell_safe(const char *s)
     return true;
 }
 
-static bool env_skipped(const char *e)
+static bool env_match(const char *e, const char *const *names, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strncmp(e, names[i], strlen(names[i])) == 0) return true;
+    return false;
+}
+
+/* Variables of mpiexec's host, not the job's: not sent to the agents.
+ * Slurm's per-node and per-task ones come from the agent's own step on its
+ * node; so do the device lists Slurm sets per step (with srun). */
+static bool env_skipped(const char *e, bool srun)
 {
     static const char *const names[] = {"HOSTNAME=", "HOST=", "PWD=", "OLDPWD=", "SHLVL=", "_=",
-                                        "DISPLAY=", "XAUTHORITY=", "SSH_", "PMI_", "DMPI_JOBID=",
-                                        "DMPI_LOCAL_RANK=", "DMPI_LOCAL_SIZE=", "MPI_LOCAL", "MPIEXEC_"};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (strncmp(e, names[i], strlen(names[i])) == 0) return true;
+                                        "DISPLAY=", "XAUTHORITY=", "SSH_", "PMI_", "PMIX_", "DMPI_JOBID=",
+                                        "DMPI_LOCAL_RANK=", "DMPI_LOCAL_SIZE=", "MPI_LOCAL", "MPIEXEC_",
+                                        "SLURMD_NODENAME=", "SLURM_NODEID=", "SLURM_PROCID=", "SLURM_LOCALID=",
+                                        "SLURM_TASK_PID=", "SLURM_GTIDS=", "SLURM_STEP_", "SLURM_STEPID=",
+                                        "SLURM_CPU_BIND", "SLURM_TOPOLOGY_ADDR", "SLURM_SRUN_COMM_",
+                                        "SLURM_LAUNCH_NODE_IPADDR=", "SLURM_CPUS_ON_NODE=", "SLURM_JOB_GPUS=",
+                                        "SLURM_GPUS_ON_NODE="};
+    static const char *const devices[] = {"CUDA_VISIBLE_DEVICES=", "GPU_DEVICE_ORDINAL=",
+                                          "ROCR_VISIBLE_DEVICES=", "ZE_AFFINITY_MASK="};
+    if (env_match(e, names, sizeof names / sizeof names[0])) return true;
+    if (srun && env_match(e, devices, sizeof devices / sizeof devices[0])) return true;
     return strchr(e, '=') == NULL;
 }
 
@@ -195,11 +213,11 @@ static void queue_job_frame(mpx_job *job, agent *a)
     mpx_frame_u32(b, argc);
     for (uint32_t i = 0; i < argc; i++) mpx_frame_str(b, o->argv[i]);
     uint32_t nenv = 0;
-    for (char **e = environ; *e; e++) nenv += !env_skipped(*e);
+    for (char **e = environ; *e; e++) nenv += !env_skipped(*e, o->srun);
     for (int i = 0; i < o->nenv; i++) nenv += o->env[i].value || getenv(o->env[i].name);
     mpx_frame_u32(b, nenv);
     for (char **e = environ; *e; e++)
-        if (!env_skipped(*e)) mpx_frame_str(b, *e);
+        if (!env_skipped(*e, o->srun)) mpx_frame_str(b, *e);
     for (int i = 0; i < o->nenv; i++) {
         const char *v = o->env[i].value ? o->env[i].value : getenv(o->env[i].name);
         if (!v) continue;
@@ -325,7 +343,13 @@ static int start_launcher(mpx_job *job, agent *a, int idx)
     char conn[96], index[16];
     snprintf(conn, sizeof conn, "%s:%d", f->addr, f->port);
     snprintf(index, sizeof index, "%d", idx);
-    const char *tail[] = {a->host, f->exe, "--agent", "--connect", conn, "--key", f->key, "--host-index", index};
+    char *nodelist = NULL; /* srun's host word */
+    if (job->opts->srun) {
+        nodelist = mpx_xmalloc(strlen(a->host) + 16);
+        sprintf(nodelist, "--nodelist=%s", a->host);
+    }
+    const char *where = nodelist ? nodelist : a->host;
+    const char *tail[] = {where, f->exe, "--agent", "--connect", conn, "--key", f->key, "--host-index", index};
     size_t nt = sizeof tail / sizeof tail[0];
     char **argv = mpx_xmalloc(sizeof *argv * ((size_t)f->nlcmd + nt + 1));
     int k = 0;
@@ -337,6 +361,7 @@ static int start_launcher(mpx_job *job, agent *a, int idx)
     if (pipe2(ep, O_CLOEXEC) != 0) {
         mpx_log("cannot start the agent on host %s: pipe: %s", a->host, strerror(errno));
         free(argv);
+        free(nodelist);
         return -1;
     }
     pid_t parent = getpid();
@@ -346,6 +371,7 @@ static int start_launcher(mpx_job *job, agent *a, int idx)
         close(ep[0]);
         close(ep[1]);
         free(argv);
+        free(nodelist);
         return -1;
     }
     if (pid == 0) {
@@ -355,11 +381,13 @@ static int start_launcher(mpx_job *job, agent *a, int idx)
         if (getppid() != parent) _exit(1);
         int devnull = open("/dev/null", O_RDONLY);
         if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(ep[1], 1) < 0 || dup2(ep[1], 2) < 0) _exit(127);
+        if (job->opts->srun) mpx_slurm_child_env();
         execvp(argv[0], argv);
         dprintf(2, "cannot execute the launcher '%s': %s\n", argv[0], strerror(errno));
         _exit(127);
     }
     free(argv);
+    free(nodelist);
     (void)setpgid(pid, pid);
     close(ep[1]);
     a->pid = pid;

@@ -55,6 +55,17 @@ static int parse_slots(const char *s, size_t n)
     return v >= 1 && v <= MPX_MAX_PROCS ? v : -1;
 }
 
+int mpx_hosts_add(mpx_opts *o, const char *name, int slots, const char *what)
+{
+    size_t n = strlen(name);
+    if (!valid_host(name, n)) {
+        fprintf(stderr, "mpiexec: bad host name '%s' in %s\n", name, what);
+        return MPX_EXIT_USAGE;
+    }
+    add_host(o, name, n, slots > MPX_MAX_PROCS ? MPX_MAX_PROCS : slots < 0 ? 0 : slots);
+    return 0;
+}
+
 int mpx_hosts_add_list(mpx_opts *o, const char *list)
 {
     const char *p = list;
@@ -148,9 +159,9 @@ int mpx_hosts_place(const mpx_opts *o, int *count)
     for (int i = 0; i < h; i++) cap += o->ppn ? o->ppn : o->hosts[i].slots ? o->hosts[i].slots : 1;
     if (n > cap && !o->oversubscribe) {
         fprintf(stderr,
-                "mpiexec: %d processes requested but the %d host(s) have only %ld slot(s)%s; "
+                "mpiexec: %d processes requested but the %d host(s)%s have only %ld slot(s)%s; "
                 "use --oversubscribe to run more processes than slots\n",
-                n, h, cap, o->ppn ? " (-ppn)" : "");
+                n, h, o->from_alloc ? " of the Slurm allocation" : "", cap, o->ppn ? " (-ppn)" : "");
         return MPX_EXIT_USAGE;
     }
     int left = n;

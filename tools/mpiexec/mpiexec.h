@@ -3,7 +3,9 @@
  * hosts.c reads host lists and hostfiles and places the ranks; launch.c
  * starts ranks on this node (the local bootstrap); front.c starts one agent
  * per host (the remote bootstrap) and agent.c is that agent (mpiexec
- * --agent), which runs the local bootstrap on its host; net.c is the TCP
+ * --agent), which runs the local bootstrap on its host; slurm.c takes the
+ * hosts from a Slurm allocation (hostlist.c reads its host lists) and starts
+ * the agents with srun there; net.c is the TCP
  * framing between them; pmi_server.c + kvs.c serve PMI-1; iofwd.c forwards
  * stdout/stderr line by line and stdin to rank 0; job.c decides failures,
  * kills, reaps and cleans /dev/shm. One thread. */
@@ -46,6 +48,9 @@ typedef struct mpx_host {
     int slots;        /* 0: not given */
 } mpx_host;
 
+/* how agents start: --launcher / $DMPI_LAUNCHER (slurm.c) */
+enum { MPX_LAUNCH_AUTO, MPX_LAUNCH_SSH, MPX_LAUNCH_SRUN, MPX_LAUNCH_FORK };
+
 typedef struct mpx_opts {
     int np;
     bool np_given;
@@ -53,7 +58,11 @@ typedef struct mpx_opts {
     int nhosts;
     int ppn;          /* -ppn, 0 none */
     bool oversubscribe;
-    char *launcher;   /* --launcher-exec, NULL: MPX_DEFAULT_LAUNCHER */
+    char *launcher;   /* --launcher-exec (or srun's words), NULL: MPX_DEFAULT_LAUNCHER */
+    int launch;       /* --launcher: MPX_LAUNCH_*, AUTO when not given */
+    bool srun;        /* agents start with "srun ... --nodelist=HOST" (launcher: its words) */
+    bool from_alloc;  /* the hosts are the Slurm allocation's */
+    bool alloc_local; /* ... one host, this one: run here within its slots */
     char *iface;      /* -iface */
     double agent_timeout;
     bool label;       /* -l: prefix output lines with "[rank] " */
@@ -72,6 +81,8 @@ void mpx_free_options(mpx_opts *o);
 /* hosts.c. Host lists: "h1,h2:4". 0, or an exit status after a message. */
 int mpx_hosts_add_list(mpx_opts *o, const char *list);
 int mpx_hosts_read_file(mpx_opts *o, const char *path);
+/* One host with slots (0: not given); what names the source in messages. */
+int mpx_hosts_add(mpx_opts *o, const char *name, int slots, const char *what);
 void mpx_hosts_free(mpx_opts *o);
 /* Block placement of o->np ranks: count[i] ranks on host i (host order,
  * consecutive ranks). 0, or an exit status after a message. */
@@ -79,6 +90,15 @@ int mpx_hosts_place(const mpx_opts *o, int *count);
 /* PMI_process_mapping for nodes 0..nnodes-1 holding count[k] consecutive
  * ranks each (malloc'ed). */
 char *mpx_hosts_mapping(const int *count, int nnodes);
+
+/* slurm.c. mpx_slurm_setup runs after the options: inside an allocation
+ * it adds the allocation's hosts when none were given and picks srun (or
+ * ssh, or fork); 0, or an exit status after a message. */
+int mpx_launcher_kind(const char *name);   /* MPX_LAUNCH_*, -1 unknown */
+int mpx_slurm_setup(mpx_opts *o);
+int mpx_slurm_ntasks(void);                /* SLURM_NTASKS, 0 if not set */
+int mpx_slurm_local(mpx_opts *o);          /* alloc_local: the slot check, then no hosts */
+void mpx_slurm_child_env(void);            /* in a forked srun: drop the job's step-shaping variables */
 
 /* ------------------------------------------------------- ranks, job */
 typedef struct mpx_stream {  /* one forwarded output stream of a rank */

@@ -36,10 +36,18 @@ static void usage(FILE *f)
             "  --oversubscribe      allow more processes than slots\n"
             "  --launcher-exec CMD  start agents with 'CMD HOST command...'\n"
             "                       (default: " MPX_DEFAULT_LAUNCHER ")\n"
+            "  --launcher ssh|srun|fork  how agents start (default: $DMPI_LAUNCHER, else\n"
+            "                       srun inside a Slurm allocation, ssh outside); fork\n"
+            "                       runs on this node only, ignoring the allocation\n"
             "  -iface NAME          agents call back to the address of interface NAME;\n"
             "                       also sets DMPI_OFI_IFACE=NAME in the processes\n"
             "  --agent-timeout S    an agent must connect back within S seconds (default\n"
             "                       %g, or $MPIEXEC_AGENT_TIMEOUT)\n"
+            "Inside a Slurm allocation (SLURM_JOB_ID set), without -hosts/--hostfile:\n"
+            "  the hosts are SLURM_JOB_NODELIST, their slots SLURM_TASKS_PER_NODE (else\n"
+            "  SLURM_JOB_CPUS_PER_NODE), -n defaults to SLURM_NTASKS (else every slot),\n"
+            "  and each host's agent starts with 'srun --nodes=1 --ntasks=1 --overlap\n"
+            "  --nodelist=HOST ...'; an allocation of this host alone runs here.\n"
             "  -h, --help           show this help\n"
             "  --version            show the version\n"
             "  --                   end of options\n"
@@ -254,6 +262,10 @@ int mpx_parse_options(int argc, char **argv, mpx_opts *o)
         } else if (is("--oversubscribe", a, alen) || is("-oversubscribe", a, alen)) {
             if (eq) return bad("option %s takes no value", a);
             o->oversubscribe = true;
+        } else if (is("--launcher", a, alen) || is("-launcher", a, alen) || is("-bootstrap", a, alen)) {
+            const char *v = opt_value(argc, argv, &i, eq);
+            if (v == NULL) return bad("option %s needs ssh, srun or fork", a);
+            if ((o->launch = mpx_launcher_kind(v)) < 0) return bad("bad launcher '%s' (want ssh, srun or fork)", v);
         } else if (is("--launcher-exec", a, alen) || is("-launcher-exec", a, alen)) {
             const char *v = opt_value(argc, argv, &i, eq);
             if (v == NULL || strspn(v, " \t") == strlen(v)) return bad("option %s needs a command", a);
@@ -274,13 +286,17 @@ int mpx_parse_options(int argc, char **argv, mpx_opts *o)
     }
     if (i >= argc) return bad("no program given");
     o->argv = argv + i;
+    int rc = mpx_slurm_setup(o); /* inside a Slurm allocation: its hosts, srun */
+    if (rc) return rc;
     if (o->nhosts == 0 && (o->ppn || o->oversubscribe || o->launcher || o->iface))
-        return bad("-ppn, --oversubscribe, --launcher-exec and -iface need hosts (-hosts or --hostfile)");
-    if (o->nhosts > 0 && !o->np_given) { /* every slot, else one process per host */
+        return bad("-ppn, --oversubscribe, --launcher-exec and -iface need hosts (-hosts, --hostfile or a Slurm allocation)");
+    if (o->nhosts > 0 && !o->np_given) { /* the allocation's tasks, else every slot, else one per host */
         long n = 0;
         for (int h = 0; h < o->nhosts; h++) n += o->ppn ? o->ppn : o->hosts[h].slots ? o->hosts[h].slots : 1;
+        if (o->from_alloc && !o->ppn && mpx_slurm_ntasks() > 0) n = mpx_slurm_ntasks();
         o->np = n > MPX_MAX_PROCS ? MPX_MAX_PROCS : (int)n;
     }
+    if (o->alloc_local && (rc = mpx_slurm_local(o)) != 0) return rc;
     if (o->iface) add_env(o, "DMPI_OFI_IFACE", o->iface);
     if (o->agent_timeout == 0) {
         const char *t = getenv("MPIEXEC_AGENT_TIMEOUT");
