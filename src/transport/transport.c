@@ -62,6 +62,11 @@ void dmpi_tp_memory_released(const void *p, uint64_t n)
     if (dmpi_tp.net && dmpi_tp.net->invalidate) dmpi_tp.net->invalidate(p, n);
 }
 
+int dmpi_tp_dead_peer(void)
+{
+    return dmpi_shm_dead_peer();
+}
+
 void dmpi_tp_finalize(void)
 {
     if (dmpi_tp.net) dmpi_tp.net->finalize();

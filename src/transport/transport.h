@@ -95,6 +95,9 @@ void dmpi_tp_finalize(void);
 /* Memory [p, p+n) is about to be freed (MPI_Free_mem): transports that
  * cache registrations drop those that overlap it. */
 void dmpi_tp_memory_released(const void *p, uint64_t n);
+/* World rank of a peer known to have died (on this node: its process is
+ * gone before finalize), or -1. */
+int dmpi_tp_dead_peer(void);
 /* The network transport, when built (NULL otherwise). */
 const dmpi_tp_ops *dmpi_ofi_open(int me, int nprocs, const int *node_of);
 

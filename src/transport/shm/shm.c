@@ -16,6 +16,7 @@
 #include "pmi/pmi.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
@@ -218,6 +219,8 @@ int dmpi_shm_init(int rank, int size, const int *world_of, int node)
     count_cpus(rank, size);
     for (int p = 0; p < size; p++) {
         dmpi_shm.pids[world_of[p]] = atomic_load(&rec(p)->pid);
+        /* a peer in another pid namespace cannot be watched (0: unknown) */
+        if (kill(dmpi_shm.pids[world_of[p]], 0) != 0 && errno == ESRCH) dmpi_shm.pids[world_of[p]] = 0;
         if (!atomic_load(&rec(p)->cma_ok)) dmpi_shm.cma_ok = false;
     }
     bool heap_everywhere = true;
@@ -242,6 +245,18 @@ bool dmpi_shm_all_finalized(void)
 {
     return !dmpi_shm.base ||
            atomic_load(&((seg_hdr *)dmpi_shm.base)->finalized) >= (uint32_t)dmpi_shm.size;
+}
+
+int dmpi_shm_dead_peer(void)
+{
+    if (!dmpi_shm.base || dmpi_shm_all_finalized()) return -1;
+    /* Until every rank of the node reached finalize none may exit (the
+     * finalize wait), so a peer whose process is gone died. */
+    for (int p = 0; p < dmpi_shm.size; p++) {
+        pid_t pid = dmpi_shm.pids[dmpi_shm.world_of[p]];
+        if (p != dmpi_shm.rank && pid > 0 && kill(pid, 0) != 0 && errno == ESRCH) return dmpi_shm.world_of[p];
+    }
+    return -1;
 }
 
 void dmpi_shm_finalize(void)

@@ -76,6 +76,9 @@ void dmpi_shm_finalize(void);
 /* Finalize rendezvous: count this rank in; true once every rank is in. */
 void dmpi_shm_arrive_finalize(void);
 bool dmpi_shm_all_finalized(void);
+/* World rank of a node peer whose process is gone before every rank of
+ * the node reached finalize (it died), or -1. A few kill(pid, 0) calls. */
+int dmpi_shm_dead_peer(void);
 
 /* The slots of an ordered pair of world ranks on this node. */
 static inline dmpi_pair_ctl *dmpi_shm_pair(int recv, int sender)
