@@ -1,7 +1,7 @@
-# Sourced by test_launcher.sh and test_hosts.sh: the helper program
-# (tests/launcher/pmi_prog.c with the PMI client, built with cc into $TMP,
-# its path in $P) and the case counters. Needs SRC, TMP; LABEL prefixes
-# each case's name.
+# Sourced by test_launcher.sh, test_hosts.sh and test_slurm_env.sh: the
+# helper program (tests/launcher/pmi_prog.c with the PMI client, built with
+# cc into $TMP, its path in $P) and the case counters. Needs SRC, TMP;
+# LABEL prefixes each case's name.
 P=$TMP/pmi_prog
 ${CC:-cc} -std=c11 -O1 -D_GNU_SOURCE -Wall -I"$SRC/src/pmi" "$SRC/tests/launcher/pmi_prog.c" \
     "$SRC"/src/pmi/pmi.c "$SRC"/src/pmi/pmi1.c "$SRC"/src/pmi/pmi2.c \
@@ -9,6 +9,10 @@ ${CC:-cc} -std=c11 -O1 -D_GNU_SOURCE -Wall -I"$SRC/src/pmi" "$SRC/tests/launcher
     echo "FAIL: cannot build the helper program"
     exit 1
 }
+
+# mpiexec must not see a Slurm allocation the tests run in (test_slurm_env.sh
+# makes its own) nor a launcher choice
+unset SLURM_JOB_ID SLURM_JOBID DMPI_LAUNCHER
 
 npass=0
 nfail=0

@@ -4,7 +4,8 @@
 # cc): exit statuses and messages, killing of the other ranks, /dev/shm
 # cleanup, -l labels, untorn output lines, stdin, --timeout, signals to
 # mpiexec, bad options; then tests/launcher/test_hosts.sh (many hosts with
-# a fake ssh). Prints one line per case; exits 1 if any failed.
+# a fake ssh) and tests/launcher/test_slurm_env.sh (in a fake Slurm
+# allocation, with a fake srun). Prints one line per case; exits 1 if any failed.
 # Usage: tests/launcher/test_launcher.sh <build-bin-dir>
 set -u
 if [ $# -ne 1 ] || [ ! -x "$1/mpiexec" ]; then
@@ -265,6 +266,14 @@ npass=$((npass + $(grep -c '^PASS' "$TMP/hosts.log")))
 nfail=$((nfail + $(grep -c '^FAIL' "$TMP/hosts.log")))
 tail -1 "$TMP/hosts.log" | grep -q ' passed, 0 failed$' || { [ "$(grep -c '^FAIL' "$TMP/hosts.log")" -gt 0 ] || {
     echo "FAIL: test_hosts.sh did not finish: $(tail -3 "$TMP/hosts.log" | tr '\n' ' ')"; nfail=$((nfail + 1)); }; }
+
+# ------------------------------ in a Slurm allocation (test_slurm_env.sh)
+"$SRC/tests/launcher/test_slurm_env.sh" "$BIN" >"$TMP/slurm.log" 2>&1
+grep -E '^(PASS|FAIL)' "$TMP/slurm.log"
+npass=$((npass + $(grep -c '^PASS' "$TMP/slurm.log")))
+nfail=$((nfail + $(grep -c '^FAIL' "$TMP/slurm.log")))
+tail -1 "$TMP/slurm.log" | grep -q ' passed, 0 failed$' || { [ "$(grep -c '^FAIL' "$TMP/slurm.log")" -gt 0 ] || {
+    echo "FAIL: test_slurm_env.sh did not finish: $(tail -3 "$TMP/slurm.log" | tr '\n' ' ')"; nfail=$((nfail + 1)); }; }
 
 echo "$npass passed, $nfail failed"
 [ "$nfail" -eq 0 ]

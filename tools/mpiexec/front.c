@@ -105,9 +105,24 @@ static void kill_launcher(agent *a, int sig)
     }
 }
 
+/* Passes on what a launcher printed, less srun's notice that the cluster
+ * cannot bind CPUs (our --cpu-bind=none asks for no binding anyway). */
+static void launcher_output(mpx_job *job, const char *p, size_t n)
+{
+    static const char noise[] = "srun: cluster configuration lacks support for cpu binding\n";
+    while (job->opts->srun && n > 0) {
+        const char *nl = memchr(p, '\n', n);
+        size_t l = nl ? (size_t)(nl - p) + 1 : n;
+        if (l != sizeof noise - 1 || memcmp(p, noise, l) != 0) mpx_write_all(job, 2, p, l);
+        p += l;
+        n -= l;
+    }
+    if (n > 0) mpx_write_all(job, 2, p, n);
+}
+
 static void flush_errbuf(mpx_job *job, agent *a)
 {
-    if (a->errbuf.len > a->errbuf.off) mpx_write_all(job, 2, a->errbuf.p + a->errbuf.off, a->errbuf.len - a->errbuf.off);
+    if (a->errbuf.len > a->errbuf.off) launcher_output(job, a->errbuf.p + a->errbuf.off, a->errbuf.len - a->errbuf.off);
     mpx_buf_free(&a->errbuf);
 }
 
@@ -125,7 +140,7 @@ static void read_launcher(mpx_job *job, agent *a)
             return;
         }
         if (a->connected) {
-            mpx_write_all(job, 2, buf, (size_t)n);
+            launcher_output(job, buf, (size_t)n);
         } else {
             mpx_buf_put(&a->errbuf, buf, (size_t)n);
             if (a->errbuf.len - a->errbuf.off > ERRBUF_MAX) /* keep the last part */

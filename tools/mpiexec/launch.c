@@ -54,6 +54,25 @@ static void preload_malloc(void)
     }
 }
 
+/* An enclosing PMIx launcher's variables (mpiexec run in "srun
+ * --mpi=pmix", or in a shell started so, as sites with MpiDefault=pmix
+ * do): a rank would take them for its own launcher and not use PMI_FD. */
+static void drop_pmix_env(void)
+{
+    extern char **environ;
+    for (size_t i = 0; environ[i];) {
+        size_t n = strcspn(environ[i], "=");
+        char name[256];
+        if (strncmp(environ[i], "PMIX_", 5) == 0 && n < sizeof name) {
+            memcpy(name, environ[i], n);
+            name[n] = '\0';
+            unsetenv(name); /* environ[i] is now the next one */
+            continue;
+        }
+        i++;
+    }
+}
+
 /* In the child: never returns. */
 static void exec_rank(mpx_job *job, mpx_rank *r, pid_t parent, int in_fd, int out_fd, int err_fd, int pmi_fd)
 {
@@ -70,6 +89,7 @@ static void exec_rank(mpx_job *job, mpx_rank *r, pid_t parent, int in_fd, int ou
         if (o->env[i].value) setenv(o->env[i].name, o->env[i].value, 1);
     unsetenv("PMI_PORT"); /* from an enclosing launcher: would confuse PMI clients */
     unsetenv("PMI_ID");
+    drop_pmix_env();
     setenv_int("PMI_FD", pmi_fd);
     setenv_int("PMI_RANK", r->rank);
     setenv_int("PMI_SIZE", job->size);
