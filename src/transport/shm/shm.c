@@ -231,8 +231,13 @@ int dmpi_shm_init(int rank, int size, const int *world_of, int node)
     setup_rings(rank, size);
     return 0;
 fail:
-    fprintf(stderr, "dmpi: rank %d: cannot set up the shared-memory segment: %s\n", rank,
-            strerror(-rc));
+    if (rc == -ENOENT && rank != 0)
+        fprintf(stderr, "dmpi: rank %d: the launcher's process mapping puts this rank on one node with rank %d, "
+                        "but that rank's shared-memory segment is not here: are they on different hosts? (%s "
+                        "launcher, mapping from PMI_process_mapping or DMPI_PROCESS_MAPPING)\n",
+                world_of[rank], world_of[0], dmpi_pmi_launcher());
+    else
+        fprintf(stderr, "dmpi: rank %d: cannot set up the shared-memory segment: %s\n", rank, strerror(-rc));
     return rc;
 }
 
