@@ -15,6 +15,9 @@
 #   make check-net  the MPI suite over libfabric on this host (ranks told they are on 3 nodes)
 #   make check-hosts    the MPI suite across 2 and 3 test hosts (network namespaces, root)
 #   make faults-hosts   the fault-injection matrix across 2 and 3 test hosts
+#   make check-slurm    dmpi under a real Slurm: srun --mpi=pmi2|pmix, sbatch,
+#                   salloc + mpiexec, MPI_Abort and a killed rank, on a private
+#                   cluster on this machine and 2 test hosts (tests/slurm/, root)
 BUILD ?= build
 PREFIX ?= /usr/local
 JOBS ?= 2
@@ -101,3 +104,12 @@ check-hosts: build
 # The fault-injection matrix with the job spread over 2, then 3 test hosts.
 faults-hosts: build
 	for n in 2 3; do tests/faults/run_faults.sh --hosts $$n --reps 3 $(BUILD) || { test $$? = 77 || exit 1; }; done
+
+.PHONY: check-slurm
+# dmpi under a real Slurm: tests/slurm/run_slurm.sh brings up a private
+# cluster (tests/slurm/slurm.sh: munged, slurmctld, slurmd here and on 2
+# test hosts), runs srun/sbatch/salloc cases and takes it down again. Where
+# Slurm is not installed or its daemons cannot run, one "SKIP: slurm: ..."
+# line and success.
+check-slurm: build
+	tests/slurm/run_slurm.sh $(BUILD)
