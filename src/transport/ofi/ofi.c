@@ -24,7 +24,7 @@ _Noreturn void dmpi_ofi_fail(const char *what, int rc)
 
 static struct fi_info *make_hints(void)
 {
-    struct fi_info *h = fi_allocinfo();
+    struct fi_info *h = dmpi_fi_allocinfo();
     if (!h) return NULL;
     h->caps = FI_TAGGED | FI_RMA | FI_READ | FI_REMOTE_READ | FI_WRITE | FI_REMOTE_WRITE;
     h->mode = FI_CONTEXT;
@@ -177,6 +177,11 @@ const dmpi_tp_ops *dmpi_ofi_open(int me, int nprocs, const int *node_of)
     snprintf(rxm_buf, sizeof rxm_buf, "%ld",
              DMPI_CELL + dmpi_env_long("DMPI_OFI_FRAG_MAX", 65536) + 64);
     setenv("FI_OFI_RXM_BUFFER_SIZE", rxm_buf, 0);
+    char why[300];
+    if (dmpi_ofi_load(why, sizeof why) != 0) {
+        fprintf(stderr, "dmpi: rank %d: this job spans nodes but %s\n", me, why);
+        return NULL;
+    }
     struct fi_info *hints = make_hints(), *all = NULL;
     if (!hints) return NULL;
     int rc = fi_getinfo(FI_VERSION(1, 9), NULL, NULL, 0, hints, &all);

@@ -22,6 +22,8 @@
 #include <rdma/fi_rma.h>
 #include <rdma/fi_tagged.h>
 
+#include "transport/ofi/ofi_dl.h"
+
 /* GCC 12 warns, wrongly, of an uninitialised value inside libfabric's own
  * inline fi_mr_reg when it is inlined here. */
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
