@@ -52,6 +52,21 @@ void dmpi_pmi_fail(const char *fmt, ...)
     va_end(ap);
 }
 
+int dmpi_pmi_copy_found(const char *who, const char *key, bool found, const char *v, char *val, int maxlen)
+{
+    if (!found || v == NULL) {
+        dmpi_pmi_fail("%s: key %s not found", who, key);
+        return -1;
+    }
+    size_t n = strlen(v);
+    if (n >= (size_t)maxlen) {
+        dmpi_pmi_fail("%s: value of %s is %zu bytes, longer than expected", who, key, n);
+        return -1;
+    }
+    memcpy(val, v, n + 1);
+    return 0;
+}
+
 const char *dmpi_pmi_error(void)
 {
     return pmi.error[0] ? pmi.error : "no error";

@@ -85,18 +85,8 @@ static int p1_get(int owner, const char *key, char *val, int maxlen)
     int r = recv_reply(WHO, "get_result", &m);
     if (r < 0) return -1;
     const char *found = dmpi_pmi_msg_str(&m, "found");
-    const char *v = dmpi_pmi_msg_str(&m, "value");
-    if (r == 1 || v == NULL || (found && strcmp(found, "TRUE") != 0 && strcmp(found, "true") != 0)) {
-        dmpi_pmi_fail("%s: key %s not found", WHO, key);
-        return -1;
-    }
-    size_t n = strlen(v);
-    if (n >= (size_t)maxlen) {
-        dmpi_pmi_fail("%s: value of %s is %zu bytes, longer than expected", WHO, key, n);
-        return -1;
-    }
-    memcpy(val, v, n + 1);
-    return 0;
+    bool yes = r == 0 && (!found || strcmp(found, "TRUE") == 0 || strcmp(found, "true") == 0);
+    return dmpi_pmi_copy_found(WHO, key, yes, dmpi_pmi_msg_str(&m, "value"), val, maxlen);
 }
 
 static int p1_fence(void)

@@ -116,18 +116,8 @@ static int exchange(const char *expect, dmpi_pmi_msg *m)
 static int found_value(const dmpi_pmi_msg *m, const char *key, char *val, int maxlen)
 {
     const char *found = dmpi_pmi_msg_str(m, "found");
-    const char *v = dmpi_pmi_msg_str(m, "value");
-    if (!found || strcmp(found, "TRUE") != 0 || !v) {
-        dmpi_pmi_fail("%s: key %s not found", WHO, key);
-        return -1;
-    }
-    size_t n = strlen(v);
-    if (n >= (size_t)maxlen) {
-        dmpi_pmi_fail("%s: value of %s is %zu bytes, longer than expected", WHO, key, n);
-        return -1;
-    }
-    memcpy(val, v, n + 1);
-    return 0;
+    return dmpi_pmi_copy_found(WHO, key, found && strcmp(found, "TRUE") == 0, dmpi_pmi_msg_str(m, "value"), val,
+                               maxlen);
 }
 
 /* ---------------------------------------------------------- operations */

@@ -61,6 +61,10 @@ bool dmpi_pmix_in_env(void);
  * is read only after a call returned -1. */
 void dmpi_pmi_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* Copies a looked-up value out for a backend's get: 0, or -1 with the
+ * reason set when it was not found or does not fit val[maxlen]. */
+int dmpi_pmi_copy_found(const char *who, const char *key, bool found, const char *v, char *val, int maxlen);
+
 /* How long one reply may take: $DMPI_PMI_TIMEOUT seconds (default 300;
  * 0 waits forever), in milliseconds (-1 for forever, as poll takes). */
 int dmpi_pmi_timeout_ms(void);
