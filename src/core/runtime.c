@@ -48,22 +48,22 @@ long dmpi_env_long(const char *name, long dflt)
 
 /* Under launchers that do not end a job when one of its processes dies
  * (Slurm without KillOnBadExit, other PMI-2 and PMIx launchers), the ranks
- * watch their node peers themselves and abort the job through the
+ * watch their node peers (pids) and the next node's first rank (a TCP
+ * connection, ofi_watch.c) themselves, and abort the job through the
  * launcher when one is gone: otherwise the others wait for it forever.
- * dmpi's mpiexec and hydra (PMI-1) end the job themselves. DMPI_PEER_WATCH
- * (0/1) overrides. */
+ * dmpi's mpiexec and hydra (PMI-1) end the job themselves
+ * (dmpi_pmi_peer_watch; DMPI_PEER_WATCH overrides). */
 static void check_peers(double now)
 {
     static int watch = -1;
     static double next_check;
-    if (watch < 0) watch = (int)dmpi_env_long("DMPI_PEER_WATCH", strcmp(dmpi_pmi_launcher(), "PMI-2") == 0 ||
-                                                                     strcmp(dmpi_pmi_launcher(), "PMIx") == 0);
+    if (watch < 0) watch = dmpi_pmi_peer_watch();
     if (!watch || now < next_check || !dmpi_rt.initialized) return;
     next_check = now + 0.5;
     int dead = dmpi_tp_dead_peer();
     if (dead < 0) return;
     char msg[160];
-    snprintf(msg, sizeof msg, "rank %d: rank %d on this node died before MPI_Finalize; aborting the job",
+    snprintf(msg, sizeof msg, "rank %d: rank %d died before MPI_Finalize; aborting the job",
              dmpi_rt.world_rank, dead);
     fprintf(stderr, "dmpi: %s\n", msg);
     dmpi_pmi_abort(1, msg);

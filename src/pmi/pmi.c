@@ -434,6 +434,14 @@ int dmpi_pmi_fd(void)
     return st == ST_CONNECTED || st == ST_FINALIZED ? pmi.fd : -1;
 }
 
+bool dmpi_pmi_peer_watch(void)
+{
+    const char *e = getenv("DMPI_PEER_WATCH");
+    if (e && *e) return strcmp(e, "0") != 0;
+    const char *l = dmpi_pmi_launcher();
+    return strcmp(l, "PMI-2") == 0 || strcmp(l, "PMIx") == 0;
+}
+
 bool dmpi_pmi_is_singleton(void)
 {
     int st = pmi.state;

@@ -59,6 +59,12 @@ int dmpi_pmi_fd(void);
 
 bool dmpi_pmi_is_singleton(void);
 
+/* Whether the ranks must watch each other and end the job when one dies:
+ * the launcher does not (PMI-2 and PMIx launchers: Slurm without
+ * KillOnBadExit); dmpi's mpiexec and hydra (PMI-1) do. DMPI_PEER_WATCH=0|1
+ * overrides. */
+bool dmpi_pmi_peer_watch(void);
+
 /* Node of every rank (node_of[size]) from the launcher (pmi_mapping.c):
  * the backend's own node ids (PMIx) or the PMI_process_mapping attribute;
  * a launcher that tells nothing puts every rank on node 0. Node numbers

@@ -64,7 +64,9 @@ void dmpi_tp_memory_released(const void *p, uint64_t n)
 
 int dmpi_tp_dead_peer(void)
 {
-    return dmpi_shm_dead_peer();
+    int dead = dmpi_shm_dead_peer();
+    if (dead < 0 && dmpi_tp.net && dmpi_tp.net->dead_peer) dead = dmpi_tp.net->dead_peer();
+    return dead;
 }
 
 void dmpi_tp_finalize(void)

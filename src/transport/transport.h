@@ -69,6 +69,9 @@ typedef struct dmpi_tp_ops {
     void (*finalize)(void);
     /* Memory [p, p+n) is going away: forget what was registered there. */
     void (*invalidate)(const void *p, uint64_t n);
+    /* A peer on another node known to have died before this rank's
+     * finalize, or -1 (only when the launcher needs us to watch). */
+    int (*dead_peer)(void);
 } dmpi_tp_ops;
 
 typedef struct dmpi_tp_state {
@@ -96,7 +99,8 @@ void dmpi_tp_finalize(void);
  * cache registrations drop those that overlap it. */
 void dmpi_tp_memory_released(const void *p, uint64_t n);
 /* World rank of a peer known to have died (on this node: its process is
- * gone before finalize), or -1. */
+ * gone before finalize; on the next node: its first rank's watch
+ * connection was reset), or -1. */
 int dmpi_tp_dead_peer(void);
 /* The network transport, when built (NULL otherwise). */
 const dmpi_tp_ops *dmpi_ofi_open(int me, int nprocs, const int *node_of);

@@ -126,7 +126,9 @@ static int exchange_addresses(const int *node_of)
     char key[32], val[2 * sizeof name + 1];
     to_hex(name, len, val);
     snprintf(key, sizeof key, "dmpi-ofi-%d", o->me);
-    if (dmpi_pmi_put(key, val) != 0 || dmpi_pmi_barrier() != 0) return -FI_EIO;
+    if (dmpi_pmi_put(key, val) != 0) return -FI_EIO;
+    dmpi_ofi_watch_publish(o->me, o->nprocs, node_of);
+    if (dmpi_pmi_barrier() != 0) return -FI_EIO;
     o->addr = calloc((size_t)o->nprocs, sizeof(fi_addr_t));
     if (!o->addr) return -FI_ENOMEM;
     for (int w = 0; w < o->nprocs; w++) {
@@ -138,6 +140,7 @@ static int exchange_addresses(const int *node_of)
             return -FI_EADDRNOTAVAIL;
         if (fi_av_insert(o->av, name, 1, &o->addr[w], 0, NULL) != 1) return -FI_EADDRNOTAVAIL;
     }
+    dmpi_ofi_watch_connect(o->me, o->nprocs, node_of);
     return 0;
 }
 
@@ -159,6 +162,7 @@ static const dmpi_tp_ops ofi_ops = {
     .all_finalized = dmpi_ofi_all_finalized,
     .finalize = ofi_finalize,
     .invalidate = dmpi_ofi_mr_invalidate,
+    .dead_peer = dmpi_ofi_watch_dead,
 };
 static dmpi_tp_ops ofi_ops_tuned;
 
@@ -235,6 +239,7 @@ const dmpi_tp_ops *dmpi_ofi_open(int me, int nprocs, const int *node_of)
 static void ofi_finalize(void)
 {
     ofi_state *o = &dmpi_ofi;
+    dmpi_ofi_watch_close();
     if (o->ep) fi_close(&o->ep->fid);
     o->ep = NULL;
     dmpi_ofi_io_finalize();

@@ -82,6 +82,7 @@ typedef struct ofi_state {
     ofi_buf **recv;
     long in_flight;          /* sends and reads not completed */
     int fins;                /* peers that finished */
+    bool finalizing;         /* our FINs are going out */
     bool cq_waits;           /* the completion queue has a wait object */
     int nested;              /* inside a libfabric call that waits for room */
     int held;                /* packets held back while nested (in early[]) */
@@ -107,6 +108,11 @@ int dmpi_ofi_progress(void);
 int dmpi_ofi_wait(int ms);
 void dmpi_ofi_arrive_finalize(void);
 bool dmpi_ofi_all_finalized(void);
+/* ofi_watch.c: the first rank of each node watches the next node's */
+void dmpi_ofi_watch_publish(int me, int nprocs, const int *node_of); /* before a fence */
+void dmpi_ofi_watch_connect(int me, int nprocs, const int *node_of); /* after it */
+int dmpi_ofi_watch_dead(void); /* the watched rank, when it died; -1 */
+void dmpi_ofi_watch_close(void);
 /* Ends the job: a libfabric call failed. */
 _Noreturn void dmpi_ofi_fail(const char *what, int rc);
 

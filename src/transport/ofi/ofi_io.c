@@ -406,6 +406,7 @@ int dmpi_ofi_wait(int ms)
 
 void dmpi_ofi_arrive_finalize(void)
 {
+    dmpi_ofi.finalizing = true;
     for (int w = 0; w < dmpi_ofi.nprocs; w++) {
         if (w == dmpi_ofi.me || dmpi_ofi.addr[w] == FI_ADDR_NOTAVAIL) continue;
         /* Sent with a completion, never injected: the endpoint closes
