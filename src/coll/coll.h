@@ -180,9 +180,9 @@ static inline int dmpi_coll_sendrecv(const void *sbuf, MPI_Count sn, dmpi_dataty
                          NULL);
 }
 
-/* A communicator whose collectives use a fixed tag (Comm_create_group runs
- * its context agreement over such a temporary communicator): coll_state
- * points to one of these. */
+/* A communicator whose collectives use a fixed tag: coll_state points to
+ * one of these. (Comm_create_group no longer uses one: its agreement must
+ * name members by their parent ranks, see core/comm_ops.c.) */
 typedef struct dmpi_coll_state {
     int fixed_tag;
 } dmpi_coll_state;

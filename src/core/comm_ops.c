@@ -8,6 +8,7 @@
  * the extras of comm_ops.h (info hints, an intercommunicator's local
  * intracommunicator). The predefined ones keep theirs in statics. */
 #include "core/comm_ops.h"
+#include "core/context.h"
 #include "coll/coll.h"
 #include "core/group.h"
 #include "core/intercomm.h"
@@ -247,23 +248,79 @@ int dmpi_comm_create(dmpi_comm *parent, dmpi_group *g, dmpi_comm **out)
     return dmpi_comm_make(parent, g, ctx, out);
 }
 
+/* The AND of buf[0..n-1] over the members of a Comm_create_group group:
+ * a binomial-tree reduction to group rank 0 and a binomial broadcast back,
+ * sent in the parent's collective context with a tag of its own (above the
+ * range of ordinary collective tags) derived from the user's tag.
+ *
+ * Every message names the members by their ranks in the parent, both as
+ * destination and as source. A temporary communicator over the group
+ * (group ranks as sources) would not do: two calls in a row with the same
+ * tag over different groups that overlap may run at once on different
+ * members (a member of both runs ahead into the second while another
+ * still finishes the first), and group rank i of one call is another
+ * process than group rank i of the other, so a message of one call could
+ * match a receive of the other (the 4 KiB free map arriving into the
+ * 8-byte confirmation: "message truncated"). With parent ranks, the
+ * messages between two processes are those of the calls both make, in
+ * the order both make them. */
+typedef struct group_and {
+    dmpi_comm *parent;
+    const dmpi_group *g;
+    int tag;
+} group_and;
+
+static int parent_rank(const group_and *a, int i)
+{
+    return dmpi_group_rank_of_world(a->parent->group, a->g->world[i]);
+}
+
+static int and_over_group(void *arg, uint64_t *buf, int n)
+{
+    const group_and *a = arg;
+    dmpi_datatype *u64 = dmpi_dt_builtin(MPI_UINT64_T);
+    int k = a->g->size, r = a->g->rank, rc = MPI_SUCCESS;
+    if (k < 2) return MPI_SUCCESS;
+    uint64_t *tmp = malloc(sizeof *tmp * (size_t)n);
+    if (!tmp) return MPI_ERR_NO_MEM;
+    int mask = 1;
+    for (; mask < k; mask <<= 1) { /* reduce: children first, then my parent */
+        if (r & mask) {
+            rc = dmpi_send(buf, n, u64, parent_rank(a, r - mask), a->tag, a->parent,
+                           DMPI_CTX_COLL);
+            break;
+        }
+        if (r + mask < k) {
+            rc = dmpi_recv(tmp, n, u64, parent_rank(a, r + mask), a->tag, a->parent,
+                           DMPI_CTX_COLL, NULL);
+            if (rc != MPI_SUCCESS) break;
+            for (int i = 0; i < n; i++) buf[i] &= tmp[i];
+        }
+    }
+    free(tmp);
+    if (rc != MPI_SUCCESS) return rc;
+    /* broadcast: from the rank I sent to, then down the same tree */
+    if (r != 0) {
+        rc = dmpi_recv(buf, n, u64, parent_rank(a, r - mask), a->tag, a->parent, DMPI_CTX_COLL,
+                       NULL);
+        if (rc != MPI_SUCCESS) return rc;
+    }
+    for (mask >>= 1; mask > 0; mask >>= 1)
+        if (r + mask < k) {
+            rc = dmpi_send(buf, n, u64, parent_rank(a, r + mask), a->tag, a->parent,
+                           DMPI_CTX_COLL);
+            if (rc != MPI_SUCCESS) return rc;
+        }
+    return MPI_SUCCESS;
+}
+
 int dmpi_comm_create_group(dmpi_comm *parent, dmpi_group *g, int tag, dmpi_comm **out)
 {
     *out = NULL;
     if (g->rank == MPI_UNDEFINED) return MPI_SUCCESS;
-    /* The members agree over a temporary communicator: the new group in
-     * the parent's context, with collective tags of their own (above the
-     * range of ordinary collective tags) derived from the user's tag. */
-    dmpi_coll_state st = {0x40000000 | (tag & 0x3fffffff)};
-    dmpi_comm tmp = *parent;
-    tmp.group = g;
-    tmp.remote_group = NULL;
-    tmp.rank = g->rank;
-    tmp.size = g->size;
-    tmp.coll_state = &st;
-    tmp.builtin = true; /* never released */
+    group_and a = {parent, g, 0x40000000 | (tag & 0x3fffffff)};
     uint32_t ctx;
-    int rc = dmpi_context_alloc(&tmp, &ctx);
+    int rc = dmpi_context_alloc_with(and_over_group, &a, &ctx);
     return rc != MPI_SUCCESS ? rc : dmpi_comm_make(parent, g, ctx, out);
 }
 

@@ -33,14 +33,24 @@ static void pair_set(int i, bool on)
     else used[i / 64] &= ~((uint64_t)1 << (i % 64));
 }
 
+/* The AND over comm's members, for dmpi_context_alloc. */
+static int and_comm(void *arg, uint64_t *buf, int n)
+{
+    return dmpi_coll_allreduce(MPI_IN_PLACE, buf, n, dmpi_dt_builtin(MPI_UINT64_T),
+                               dmpi_op_builtin(MPI_BAND), (dmpi_comm *)arg);
+}
+
 int dmpi_context_alloc(dmpi_comm *comm, uint32_t *ctx_out)
 {
-    dmpi_datatype *u64 = dmpi_dt_builtin(MPI_UINT64_T), *i32 = dmpi_dt_builtin(MPI_INT);
-    dmpi_op *band = dmpi_op_builtin(MPI_BAND), *min = dmpi_op_builtin(MPI_MIN);
+    return dmpi_context_alloc_with(and_comm, comm, ctx_out);
+}
+
+int dmpi_context_alloc_with(dmpi_ctx_and_fn and_all, void *arg, uint32_t *ctx_out)
+{
     for (;;) {
         uint64_t map[NWORDS]; /* 4 KiB */
         for (int w = 0; w < NWORDS; w++) map[w] = ~used[w];
-        int rc = dmpi_coll_allreduce(MPI_IN_PLACE, map, NWORDS, u64, band, comm);
+        int rc = and_all(arg, map, NWORDS);
         if (rc != MPI_SUCCESS) return rc;
         int pick = -1;
         for (int w = 0; w < NWORDS && pick < 0; w++)
@@ -48,8 +58,8 @@ int dmpi_context_alloc(dmpi_comm *comm, uint32_t *ctx_out)
         if (pick < 0) return MPI_ERR_INTERN; /* all 32768 ids in use somewhere */
         bool claimed = !pair_used(pick);
         if (claimed) pair_set(pick, true);
-        int ok = claimed;
-        rc = dmpi_coll_allreduce(MPI_IN_PLACE, &ok, 1, i32, min, comm);
+        uint64_t ok = claimed;
+        rc = and_all(arg, &ok, 1);
         if (rc == MPI_SUCCESS && ok) {
             *ctx_out = (uint32_t)pick * 2;
             return MPI_SUCCESS;

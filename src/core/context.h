@@ -1,10 +1,19 @@
-/* Context-id agreement between the two groups of an intercommunicator
- * (core/context.c; the one-group form, dmpi_context_alloc, is declared in
- * core/dmpi.h). */
+/* Context-id agreement between the two groups of an intercommunicator,
+ * or with a caller-supplied AND over the members (core/context.c; the
+ * one-communicator form, dmpi_context_alloc, is declared in core/dmpi.h). */
 #ifndef DMPI_CONTEXT_H
 #define DMPI_CONTEXT_H
 
 #include "core/dmpi.h"
+
+/* ANDs buf[0..n-1] over every member of a group of processes (each
+ * member calls it with its own words); returns an MPI error class. */
+typedef int (*dmpi_ctx_and_fn)(void *arg, uint64_t *buf, int n);
+
+/* dmpi_context_alloc with the AND of the members' free maps done by
+ * and_all (MPI_Comm_create_group: over a group, not a communicator).
+ * Collective over the members that and_all reaches. */
+int dmpi_context_alloc_with(dmpi_ctx_and_fn and_all, void *arg, uint32_t *ctx_out);
 
 /* Called at the leader only: swaps buf[0..n-1] with the other group's
  * leader and ANDs the other side's words into buf. Returns an MPI error
