@@ -66,12 +66,21 @@ typedef struct dmpi_win_ctl_rank {
     _Alignas(64) _Atomic uint64_t rwlock; /* passive-target lock of this rank's memory */
     _Atomic uint32_t acc_lock;            /* read-modify-write mutex (cma-reached memory) */
     _Atomic uint32_t attach_seq;          /* dynamic windows: seqlock of the attach table */
-    _Atomic uint32_t nattach;
+    _Atomic uint32_t nattach;             /* its regions */
+    _Atomic uint64_t attach_tab;          /* its address in the owner (dmpi_win_span[nattach]) */
 } dmpi_win_ctl_rank;
 
-typedef struct dmpi_win_region {
-    _Atomic uint64_t base, len;
-} dmpi_win_region;
+/* A region attached to a dynamic window: [base, base + len). */
+typedef struct dmpi_win_span {
+    uint64_t base, len;
+} dmpi_win_span;
+
+/* An origin's copy of a target's attach table, valid while the target's
+ * attach_seq still reads seq (rma/win.c). */
+typedef struct dmpi_win_dyn_cache {
+    uint32_t seq, n, cap;
+    dmpi_win_span *v;
+} dmpi_win_dyn_cache;
 
 #define DMPI_RWLOCK_EXCL (1ull << 63)
 
@@ -117,8 +126,12 @@ typedef struct dmpi_win {
     unsigned nstripes;
     _Atomic uint32_t *post;       /* [target * size + origin] posts made */
     _Atomic uint32_t *complete;   /* [target * size + origin] completes made */
-    dmpi_win_region *attach;      /* [rank * max_attach + i] */
-    unsigned max_attach;
+    /* dynamic windows: my attached regions, sorted by (base, len), in
+     * private memory (published in my ctl_rank record); copies of the
+     * other ranks' tables */
+    dmpi_win_span *attach;
+    uint32_t nattach, attach_cap;
+    dmpi_win_dyn_cache *dyn;      /* [size] */
     bool bar_sense;
     /* epochs */
     bool fence_open;              /* after a fence without MPI_MODE_NOSUCCEED */
@@ -161,15 +174,15 @@ int dmpi_win_free(dmpi_win *w);
 /* Dynamic windows: MPI_SUCCESS or MPI_ERR_RMA_ATTACH (why says why). */
 int dmpi_win_attach(dmpi_win *w, void *base, MPI_Aint size, const char **why);
 int dmpi_win_detach(dmpi_win *w, const void *base);
-/* Is [lo, hi) inside memory t has attached? */
+/* Is [lo, hi) inside memory t has attached (one region, or adjacent ones)? */
 bool dmpi_win_dyn_contains(dmpi_win *w, int t, uintptr_t lo, uintptr_t hi);
 
 /* ----------------------------------------------------- segment (seg.c) */
 /* Bytes of the control part for size ranks (page multiple). */
-size_t dmpi_win_ctl_bytes(int size, unsigned max_attach);
+size_t dmpi_win_ctl_bytes(int size);
 /* Fills w's pointers into a mapped segment; init: also writes the header
  * (the creating rank). */
-void dmpi_win_ctl_attach(dmpi_win *w, bool init, unsigned max_attach, size_t bytes);
+void dmpi_win_ctl_attach(dmpi_win *w, bool init, size_t bytes);
 /* Creates (O_EXCL, 0600) and maps a segment of `bytes` named `name`;
  * or maps an existing one. MPI_SUCCESS, MPI_ERR_NO_MEM or MPI_ERR_OTHER
  * (why says why). */

@@ -1,6 +1,7 @@
 /* The shared-memory segment of a window and what lives in its control
  * block: the layout (header, one record per rank with its lock words,
- * accumulate stripes, PSCW counters, attach tables of dynamic windows,
+ * accumulate stripes, PSCW counters (the attach tables of dynamic windows
+ * are in each rank's own memory, see rma/win.c),
  * then the window memory of the allocate flavors), creation and mapping
  * (POSIX shm, 0600, created by one rank, unlinked by it as soon as every
  * rank has mapped it: see rma/win.c), the window barrier, and the locks:
@@ -24,19 +25,19 @@
 
 struct dmpi_win_ctl {
     uint64_t magic;
-    uint32_t nranks, max_attach, nstripes, pad;
+    uint32_t nranks, nstripes;
     uint64_t bytes;
     _Alignas(64) _Atomic uint32_t bar_count;
     _Alignas(64) _Atomic uint32_t bar_sense;
 };
 
 typedef struct layout {
-    size_t rank_off, stripe_off, post_off, complete_off, attach_off, total;
+    size_t rank_off, stripe_off, post_off, complete_off, total;
 } layout;
 
 static size_t up(size_t v, size_t a) { return (v + a - 1) / a * a; }
 
-static layout compute(int size, unsigned max_attach)
+static layout compute(int size)
 {
     layout L;
     size_t n = (size_t)size;
@@ -44,16 +45,15 @@ static layout compute(int size, unsigned max_attach)
     L.stripe_off = L.rank_off + n * sizeof(dmpi_win_ctl_rank);
     L.post_off = up(L.stripe_off + NSTRIPES * DMPI_WIN_STRIPE_STRIDE * sizeof(uint32_t), 64);
     L.complete_off = up(L.post_off + n * n * sizeof(uint32_t), 64);
-    L.attach_off = up(L.complete_off + n * n * sizeof(uint32_t), 64);
-    L.total = up(L.attach_off + n * max_attach * sizeof(dmpi_win_region), PAGE);
+    L.total = up(L.complete_off + n * n * sizeof(uint32_t), PAGE);
     return L;
 }
 
-size_t dmpi_win_ctl_bytes(int size, unsigned max_attach) { return compute(size, max_attach).total; }
+size_t dmpi_win_ctl_bytes(int size) { return compute(size).total; }
 
-void dmpi_win_ctl_attach(dmpi_win *w, bool init, unsigned max_attach, size_t bytes)
+void dmpi_win_ctl_attach(dmpi_win *w, bool init, size_t bytes)
 {
-    layout L = compute(w->size, max_attach);
+    layout L = compute(w->size);
     char *s = w->seg;
     w->ctl = (struct dmpi_win_ctl *)(void *)s;
     w->ctl_rank = (dmpi_win_ctl_rank *)(void *)(s + L.rank_off);
@@ -61,11 +61,8 @@ void dmpi_win_ctl_attach(dmpi_win *w, bool init, unsigned max_attach, size_t byt
     w->nstripes = NSTRIPES;
     w->post = (_Atomic uint32_t *)(void *)(s + L.post_off);
     w->complete = (_Atomic uint32_t *)(void *)(s + L.complete_off);
-    w->attach = (dmpi_win_region *)(void *)(s + L.attach_off);
-    w->max_attach = max_attach;
     if (init) { /* the file is fresh: all zero already */
         w->ctl->nranks = (uint32_t)w->size;
-        w->ctl->max_attach = max_attach;
         w->ctl->nstripes = NSTRIPES;
         w->ctl->bytes = bytes;
         w->ctl->magic = CTL_MAGIC;

@@ -2,6 +2,13 @@
  * attach table of dynamic windows, and the hooks core/attr.h asks of the
  * RMA layer (attribute slot, predefined window attributes).
  *
+ * Dynamic windows: each rank keeps the regions it attached in a sorted
+ * array in its own memory, which grows as needed (no fixed limit), and
+ * publishes its address, length and a sequence number (a seqlock) in its
+ * record of the control block. An origin keeps a copy of each target's
+ * array, fetched with process_vm_readv when the sequence number changed,
+ * and looks an access up by binary search.
+ *
  * Creation (collective): the communicator is duplicated (fence and free
  * synchronise among exactly these ranks, apart from the user's traffic),
  * every rank's size, displacement unit, base address and world rank are
@@ -33,7 +40,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
 #include <sys/mman.h>
+#include <sys/uio.h>
 
 #define PAGE 4096
 
@@ -124,8 +133,7 @@ static void setup_targets(dmpi_win *w, const rank_rec *r, const size_t *off)
 
 /* Rank 0 creates the segment and tells the others, who map it; all agree
  * whether everyone succeeded. Rank 0 then unlinks it. */
-static int make_segment(dmpi_win *w, size_t bytes, unsigned max_attach, char *why,
-                        size_t whylen)
+static int make_segment(dmpi_win *w, size_t bytes, char *why, size_t whylen)
 {
     seg_msg m;
     memset(&m, 0, sizeof m);
@@ -137,7 +145,7 @@ static int make_segment(dmpi_win *w, size_t bytes, unsigned max_attach, char *wh
         m.status = dmpi_win_seg_create(m.name, bytes, &w->seg, why, whylen);
         if (m.status == MPI_SUCCESS) {
             w->seg_bytes = bytes;
-            dmpi_win_ctl_attach(w, true, max_attach, bytes);
+            dmpi_win_ctl_attach(w, true, bytes);
         }
     }
     int rc = w->size > 1 ? dmpi_coll_bcast(&m, sizeof m, byte, 0, w->comm) : MPI_SUCCESS;
@@ -148,7 +156,7 @@ static int make_segment(dmpi_win *w, size_t bytes, unsigned max_attach, char *wh
             st = dmpi_win_seg_map(m.name, m.bytes, &w->seg, why, whylen);
             if (st == MPI_SUCCESS) {
                 w->seg_bytes = m.bytes;
-                dmpi_win_ctl_attach(w, false, max_attach, m.bytes);
+                dmpi_win_ctl_attach(w, false, m.bytes);
             }
         } else {
             snprintf(why, whylen, "rank 0 of the window could not make its shared memory");
@@ -174,6 +182,10 @@ static void destroy(dmpi_win *w)
     if (w->seg) munmap(w->seg, w->seg_bytes);
     if (w->comm) dmpi_comm_release(w->comm);
     free(w->tgt);
+    if (w->dyn)
+        for (int t = 0; t < w->size; t++) free(w->dyn[t].v);
+    free(w->dyn);
+    free(w->attach);
     w->magic = DMPI_MAGIC_FREED;
     free(w);
 }
@@ -226,6 +238,12 @@ int dmpi_win_create(dmpi_comm *comm, int flavor, void *base, MPI_Aint size,
         dmpi_abort_job(1, "dmpi: rank %d: out of memory creating a window", dmpi_rt.world_rank);
     dmpi_win *w = calloc(1, sizeof *w);
     dmpi_win_target *tgt = w ? calloc((size_t)n, sizeof *tgt) : NULL;
+    dmpi_win_dyn_cache *dyn = w && flavor == MPI_WIN_FLAVOR_DYNAMIC
+                                  ? calloc((size_t)n, sizeof *dyn) : NULL;
+    if (flavor == MPI_WIN_FLAVOR_DYNAMIC && !dyn) {
+        free(tgt);
+        tgt = NULL;
+    }
     dmpi_win_hints hints;
     dmpi_win_hints_parse(&hints, info, true);
     rank_rec mine = {size, disp_unit, 0, (uint64_t)(uintptr_t)base, dmpi_rt.world_rank,
@@ -248,16 +266,13 @@ int dmpi_win_create(dmpi_comm *comm, int flavor, void *base, MPI_Aint size,
     w->rank = wc->rank;
     w->size = n;
     w->tgt = tgt;
+    w->dyn = dyn;
+    for (int t = 0; dyn && t < n; t++) dyn[t].seq = 1; /* odd: never valid */
     w->hints = hints;
     w->errh = &dmpi_errh_fatal;
-    unsigned max_attach = 0;
-    if (flavor == MPI_WIN_FLAVOR_DYNAMIC) {
-        long m = dmpi_env_long("DMPI_RMA_MAX_ATTACH", 256);
-        max_attach = (unsigned)(m < 1 ? 1 : m > 65536 ? 65536 : m);
-    }
-    size_t ctl = dmpi_win_ctl_bytes(n, max_attach);
+    size_t ctl = dmpi_win_ctl_bytes(n);
     size_t total = place(recs, n, flavor, hints.alloc_shared_noncontig, ctl, off);
-    rc = make_segment(w, total, max_attach, why, whylen);
+    rc = make_segment(w, total, why, whylen);
     if (rc != MPI_SUCCESS) {
         destroy(w);
         free(recs);
@@ -292,85 +307,161 @@ int dmpi_win_free(dmpi_win *w)
 }
 
 /* ------------------------------------------------------- dynamic windows
- * Each rank's attach table sits in the control block under a seqlock, so
- * an origin checks a target's attached memory without asking it. */
-static dmpi_win_region *table(dmpi_win *w, int t) { return &w->attach[(size_t)t * w->max_attach]; }
-
+ * My table: sorted by (base, len), regions never overlap (zero-length
+ * ones may share a base with another region and sort first). Changed
+ * under the seqlock of my ctl_rank record: odd while changing. */
 static void seq_bump(dmpi_win_ctl_rank *cr)
 {
     atomic_fetch_add_explicit(&cr->attach_seq, 1, memory_order_acq_rel);
     atomic_thread_fence(memory_order_seq_cst);
 }
 
+static void publish(dmpi_win *w, dmpi_win_ctl_rank *cr)
+{
+    atomic_store_explicit(&cr->attach_tab, (uint64_t)(uintptr_t)w->attach, memory_order_relaxed);
+    atomic_store_explicit(&cr->nattach, w->nattach, memory_order_relaxed);
+}
+
+/* First index whose (base, len) is above (base, len). */
+static uint32_t upper(const dmpi_win_span *v, uint32_t n, uint64_t base, uint64_t len)
+{
+    uint32_t a = 0, b = n;
+    while (a < b) {
+        uint32_t m = a + (b - a) / 2;
+        if (v[m].base < base || (v[m].base == base && v[m].len <= len)) a = m + 1;
+        else b = m;
+    }
+    return a;
+}
+
 int dmpi_win_attach(dmpi_win *w, void *base, MPI_Aint size, const char **why)
 {
     dmpi_win_ctl_rank *cr = &w->ctl_rank[w->rank];
-    dmpi_win_region *r = table(w, w->rank);
-    uint32_t n = atomic_load_explicit(&cr->nattach, memory_order_relaxed);
-    uint64_t lo = (uint64_t)(uintptr_t)base, hi = lo + (uint64_t)size;
-    for (uint32_t i = 0; i < n; i++) {
-        uint64_t b = atomic_load_explicit(&r[i].base, memory_order_relaxed);
-        uint64_t e = b + atomic_load_explicit(&r[i].len, memory_order_relaxed);
-        if (lo < e && b < hi) {
-            *why = "the memory overlaps memory already attached to the window";
-            return MPI_ERR_RMA_ATTACH;
-        }
+    uint64_t lo = (uint64_t)(uintptr_t)base, len = (uint64_t)size;
+    dmpi_win_span *v = w->attach;
+    uint32_t n = w->nattach, p = upper(v, n, lo, len);
+    if (len > 0) { /* the nearest non-empty regions on either side */
+        for (uint32_t i = p; i-- > 0;)
+            if (v[i].len > 0) {
+                if (v[i].base + v[i].len > lo) goto overlap;
+                break;
+            }
+        for (uint32_t i = p; i < n; i++)
+            if (v[i].len > 0) {
+                if (v[i].base < lo + len) goto overlap;
+                break;
+            }
     }
-    if (n >= w->max_attach) {
-        *why = "too many regions attached to the window (raise DMPI_RMA_MAX_ATTACH)";
+    if (n == UINT32_MAX) {
+        *why = "too many regions attached to the window";
         return MPI_ERR_RMA_ATTACH;
     }
+    if (n == w->attach_cap) { /* grow: a new array, published before the old one goes */
+        uint32_t cap = n < 64 ? 64 : n > UINT32_MAX / 2 ? UINT32_MAX : n * 2;
+        dmpi_win_span *nv = malloc(sizeof *nv * (size_t)cap);
+        if (!nv) {
+            *why = "out of memory for the table of attached regions";
+            return MPI_ERR_RMA_ATTACH;
+        }
+        if (n) memcpy(nv, v, sizeof *v * n);
+        seq_bump(cr);
+        w->attach = nv;
+        w->attach_cap = cap;
+        publish(w, cr);
+        seq_bump(cr);
+        free(v);
+        v = nv;
+    }
     seq_bump(cr);
-    atomic_store_explicit(&r[n].base, lo, memory_order_relaxed);
-    atomic_store_explicit(&r[n].len, (uint64_t)size, memory_order_relaxed);
-    atomic_store_explicit(&cr->nattach, n + 1, memory_order_relaxed);
+    memmove(&v[p + 1], &v[p], sizeof *v * (n - p));
+    v[p] = (dmpi_win_span){lo, len};
+    w->nattach = n + 1;
+    publish(w, cr);
     seq_bump(cr);
     return MPI_SUCCESS;
+overlap:
+    *why = "the memory overlaps memory already attached to the window";
+    return MPI_ERR_RMA_ATTACH;
 }
 
 int dmpi_win_detach(dmpi_win *w, const void *base)
 {
     dmpi_win_ctl_rank *cr = &w->ctl_rank[w->rank];
-    dmpi_win_region *r = table(w, w->rank);
-    uint32_t n = atomic_load_explicit(&cr->nattach, memory_order_relaxed);
-    for (uint32_t i = 0; i < n; i++) {
-        if (atomic_load_explicit(&r[i].base, memory_order_relaxed) != (uint64_t)(uintptr_t)base)
-            continue;
-        seq_bump(cr);
-        atomic_store_explicit(&r[i].base,
-                              atomic_load_explicit(&r[n - 1].base, memory_order_relaxed),
-                              memory_order_relaxed);
-        atomic_store_explicit(&r[i].len, atomic_load_explicit(&r[n - 1].len, memory_order_relaxed),
-                              memory_order_relaxed);
-        atomic_store_explicit(&cr->nattach, n - 1, memory_order_relaxed);
-        seq_bump(cr);
-        return MPI_SUCCESS;
-    }
-    return MPI_ERR_RMA_ATTACH;
+    uint64_t b = (uint64_t)(uintptr_t)base;
+    dmpi_win_span *v = w->attach;
+    uint32_t n = w->nattach, p = upper(v, n, b, UINT64_MAX); /* past every region at b */
+    if (p == 0 || v[p - 1].base != b) return MPI_ERR_RMA_ATTACH;
+    p--; /* the largest region at b */
+    seq_bump(cr);
+    memmove(&v[p], &v[p + 1], sizeof *v * (n - p - 1));
+    w->nattach = n - 1;
+    publish(w, cr);
+    seq_bump(cr);
+    return MPI_SUCCESS;
 }
 
-bool dmpi_win_dyn_contains(dmpi_win *w, int t, uintptr_t lo, uintptr_t hi)
+/* Is [lo, hi) in v: in the region that starts at or below lo, or in it
+ * and regions that follow it without a gap? */
+static bool covered(const dmpi_win_span *v, uint32_t n, uint64_t lo, uint64_t hi)
+{
+    uint32_t i = upper(v, n, lo, UINT64_MAX);
+    if (i == 0) return false;
+    i--;
+    uint64_t end = v[i].base + v[i].len;
+    if (end <= lo) return false;
+    while (end < hi && i + 1 < n && v[i + 1].base == end) end += v[++i].len;
+    return hi <= end;
+}
+
+/* Copies t's table into the cache; false when it cannot be read. */
+static bool refresh(dmpi_win *w, int t, dmpi_win_dyn_cache *c)
 {
     dmpi_win_ctl_rank *cr = &w->ctl_rank[t];
-    dmpi_win_region *r = table(w, t);
+    pid_t pid = dmpi_shm.pids[w->tgt[t].world];
     unsigned spins = 0;
-    for (;;) {
+    for (int tries = 0;; tries++) {
         uint32_t s1 = atomic_load_explicit(&cr->attach_seq, memory_order_acquire);
         if (s1 & 1) {
             dmpi_rma_backoff(&spins);
             continue;
         }
         uint32_t n = atomic_load_explicit(&cr->nattach, memory_order_relaxed);
-        if (n > w->max_attach) n = w->max_attach;
-        bool found = false;
-        for (uint32_t i = 0; i < n && !found; i++) {
-            uint64_t b = atomic_load_explicit(&r[i].base, memory_order_relaxed);
-            uint64_t e = b + atomic_load_explicit(&r[i].len, memory_order_relaxed);
-            found = b <= lo && hi <= e;
+        uint64_t tab = atomic_load_explicit(&cr->attach_tab, memory_order_relaxed);
+        if (n > c->cap) {
+            dmpi_win_span *nv = malloc(sizeof *nv * (size_t)n);
+            if (!nv) return false;
+            free(c->v);
+            c->v = nv;
+            c->cap = n;
+        }
+        size_t bytes = sizeof *c->v * (size_t)n, got = 0;
+        while (got < bytes) {
+            struct iovec l = {(char *)c->v + got, bytes - got};
+            struct iovec r = {(void *)(uintptr_t)(tab + got), bytes - got};
+            ssize_t k = process_vm_readv(pid, &l, 1, &r, 1, 0);
+            if (k < 0 && errno == EINTR) continue;
+            if (k <= 0) break; /* the table moved meanwhile (seq tells) or is gone */
+            got += (size_t)k;
         }
         atomic_thread_fence(memory_order_acquire);
-        if (atomic_load_explicit(&cr->attach_seq, memory_order_relaxed) == s1) return found;
+        if (atomic_load_explicit(&cr->attach_seq, memory_order_relaxed) != s1) {
+            dmpi_rma_backoff(&spins);
+            continue;
+        }
+        if (got < bytes) return false;
+        c->seq = s1;
+        c->n = n;
+        return true;
     }
+}
+
+bool dmpi_win_dyn_contains(dmpi_win *w, int t, uintptr_t lo, uintptr_t hi)
+{
+    if (t == w->rank) return covered(w->attach, w->nattach, lo, hi);
+    dmpi_win_dyn_cache *c = &w->dyn[t];
+    uint32_t s = atomic_load_explicit(&w->ctl_rank[t].attach_seq, memory_order_acquire);
+    if (s != c->seq && !refresh(w, t, c)) return false;
+    return covered(c->v, c->n, lo, hi);
 }
 
 /* ----------------------------------------------- hooks of core/attr.h */
