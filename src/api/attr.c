@@ -63,7 +63,7 @@ static int free_keyval(dmpi_attr_kind kind, int *keyval, const char *fn)
     CHECK_ARG_NOOBJ(keyval, fn, "keyval is NULL");
     char buf[160];
     dmpi_lock();
-    const char *why = dmpi_keyval_problem(kind, *keyval, true, buf, sizeof buf);
+    const char *why = dmpi_keyval_free_problem(kind, *keyval, buf, sizeof buf);
     if (!why) dmpi_keyval_free(kind, *keyval);
     dmpi_unlock();
     if (why) return dmpi_error_noobj(MPI_ERR_KEYVAL, fn, "%s", why);

@@ -114,13 +114,23 @@ const char *dmpi_keyval_problem(dmpi_attr_kind kind, int id, bool for_update, ch
         snprintf(buf, len, "keyval %d does not exist (never created, or freed)", id);
         return buf;
     }
-    if (kv->user_freed) {
-        snprintf(buf, len, "keyval %d has been freed", id);
-        return buf;
-    }
     if (kv->kind != kind) {
         snprintf(buf, len, "keyval %d was created for %s attributes, not %s ones", id,
                  kind_name(kv->kind), kind_name(kind));
+        return buf;
+    }
+    /* A keyval the user freed while attributes still use it stays valid
+     * until the last of them is deleted (MPI 4.1 section 7.7.2): the
+     * attributes can still be read, replaced and deleted through the key. */
+    return NULL;
+}
+
+const char *dmpi_keyval_free_problem(dmpi_attr_kind kind, int id, char *buf, size_t len)
+{
+    const char *why = dmpi_keyval_problem(kind, id, true, buf, len);
+    if (why) return why;
+    if (kv_lookup(id)->user_freed) {
+        snprintf(buf, len, "keyval %d has been freed already", id);
         return buf;
     }
     return NULL;
@@ -129,7 +139,7 @@ const char *dmpi_keyval_problem(dmpi_attr_kind kind, int id, bool for_update, ch
 int dmpi_keyval_free(dmpi_attr_kind kind, int id)
 {
     char buf[160];
-    if (dmpi_keyval_problem(kind, id, true, buf, sizeof buf)) return MPI_ERR_KEYVAL;
+    if (dmpi_keyval_free_problem(kind, id, buf, sizeof buf)) return MPI_ERR_KEYVAL;
     keyval *kv = kv_lookup(id);
     kv->user_freed = true;
     kv_release(kv, id);

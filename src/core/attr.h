@@ -46,6 +46,9 @@ int dmpi_keyval_free(dmpi_attr_kind kind, int keyval);
  * MPI_ERR_KEYVAL. */
 const char *dmpi_keyval_problem(dmpi_attr_kind kind, int keyval, bool for_update, char *buf,
                                 size_t len);
+/* As dmpi_keyval_problem for MPI_*_free_keyval: also refuses a keyval the
+ * user has freed already (whose attributes keep it alive). */
+const char *dmpi_keyval_free_problem(dmpi_attr_kind kind, int keyval, char *buf, size_t len);
 /* Is keyval one of the standard's predefined keys for this kind? */
 bool dmpi_keyval_predefined(dmpi_attr_kind kind, int keyval);
 

@@ -187,12 +187,17 @@ static int fill_command_from_proc(dmpi_info *info)
     return rc;
 }
 
-static int fill_env_locked(dmpi_info *info, int argc, char *argv[])
+/* with_runtime adds the keys that exist only once MPI is initialized
+ * (maxprocs, thread_level): MPI_INFO_ENV has them after MPI_Init, while
+ * MPI_Info_create_env leaves them out, so that it gives the same keys and
+ * values before and after MPI_Init (the standard: the same construction as
+ * MPI_INFO_ENV made by MPI_Init with these arguments, whenever called). */
+static int fill_env_locked(dmpi_info *info, int argc, char *argv[], bool with_runtime)
 {
     int rc = argv && argc > 0 ? set_command_keys(info, argc, (const char *const *)argv)
                               : fill_command_from_proc(info);
     char buf[MPI_MAX_INFO_VAL];
-    if (rc == MPI_SUCCESS && dmpi_rt.initialized && dmpi_rt.world_size > 0) {
+    if (rc == MPI_SUCCESS && with_runtime && dmpi_rt.initialized && dmpi_rt.world_size > 0) {
         snprintf(buf, sizeof buf, "%d", dmpi_rt.world_size);
         rc = set_cut(info, "maxprocs", buf);
     }
@@ -203,7 +208,8 @@ static int fill_env_locked(dmpi_info *info, int argc, char *argv[])
     struct utsname u;
     if (rc == MPI_SUCCESS && uname(&u) == 0) rc = set_cut(info, "arch", u.machine);
     if (rc == MPI_SUCCESS && getcwd(buf, sizeof buf)) rc = set_cut(info, "wdir", buf);
-    const char *tl = dmpi_rt.initialized ? thread_level_name(dmpi_rt.thread_level) : NULL;
+    const char *tl =
+        with_runtime && dmpi_rt.initialized ? thread_level_name(dmpi_rt.thread_level) : NULL;
     if (rc == MPI_SUCCESS && tl) rc = set_cut(info, "thread_level", tl);
     return rc;
 }
@@ -211,7 +217,7 @@ static int fill_env_locked(dmpi_info *info, int argc, char *argv[])
 int dmpi_info_fill_env(dmpi_info *info, int argc, char *argv[])
 {
     pthread_mutex_lock(&info_mu);
-    int rc = fill_env_locked(info, argc, argv);
+    int rc = fill_env_locked(info, argc, argv, false);
     pthread_mutex_unlock(&info_mu);
     return rc;
 }
@@ -222,7 +228,7 @@ static void ensure_env(void)
     if (env_state == ENV_AFTER_INIT) return;
     if (env_state == ENV_BEFORE_INIT && !dmpi_rt.initialized) return;
     clear_pairs(&env_obj);
-    fill_env_locked(&env_obj, 0, NULL); /* out of memory: fewer keys */
+    fill_env_locked(&env_obj, 0, NULL, true); /* out of memory: fewer keys */
     env_state = dmpi_rt.initialized ? ENV_AFTER_INIT : ENV_BEFORE_INIT;
 }
 

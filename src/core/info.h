@@ -53,7 +53,9 @@ bool dmpi_info_nthkey(const dmpi_info *info, int n, char *key);
 
 /* Fills info (a fresh user object) with the environment keys of
  * MPI_INFO_ENV; command and argv come from argv[0..argc-1] when argv is
- * given, else from /proc/self/cmdline. MPI_SUCCESS or MPI_ERR_NO_MEM. */
+ * given, else from /proc/self/cmdline. The keys that depend on MPI_Init
+ * (maxprocs, thread_level) are left out, so the result is the same before
+ * and after MPI_Init. MPI_SUCCESS or MPI_ERR_NO_MEM. */
 int dmpi_info_fill_env(dmpi_info *info, int argc, char *argv[]);
 
 /* Length checks shared with the api layer: the class of the problem with

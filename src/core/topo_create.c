@@ -219,13 +219,14 @@ int dmpi_dist_graph_create(dmpi_comm *old, int n, const int *sources, const int 
 /* --------------------------------------------------------- MPI_Dims_create
  * The free entries get the factorisation of the remaining product into k
  * factors with the smallest spread (largest - smallest), among those the
- * smallest sum (the most even), found by a pruned search over the
- * divisors. */
+ * smallest sum (the most even), among those the largest smallest factor
+ * (5040 in 3: 21 x 16 x 15 rather than 20 x 18 x 14), found by a pruned
+ * search over the divisors. */
 typedef struct {
     int k, ndiv;
     const int *div;  /* divisors of the product, ascending */
     int *cur, *best;
-    long long best_spread, best_sum;
+    long long best_spread, best_sum, best_min;
 } dims_search;
 
 /* Does f^j reach r? */
@@ -259,9 +260,12 @@ static void dims_fill(dims_search *s, int pos, long long r, long long limit)
         s->cur[pos] = (int)r;
         long long spread = (long long)s->cur[0] - r, sum = 0;
         for (int i = 0; i < s->k; i++) sum += s->cur[i];
-        if (spread < s->best_spread || (spread == s->best_spread && sum < s->best_sum)) {
+        if (spread < s->best_spread ||
+            (spread == s->best_spread &&
+             (sum < s->best_sum || (sum == s->best_sum && r > s->best_min)))) {
             s->best_spread = spread;
             s->best_sum = sum;
+            s->best_min = r;
             memcpy(s->best, s->cur, (size_t)s->k * sizeof(int));
         }
         return;
@@ -294,7 +298,7 @@ static int dims_balance(int m, int k, int *out)
             if (d * d != m) high[nhigh++] = (int)(m / d);
         }
     for (int i = nhigh - 1; i >= 0; i--) div[ndiv++] = high[i];
-    dims_search s = {k, ndiv, div, cur, best, (long long)m + 1, 0};
+    dims_search s = {k, ndiv, div, cur, best, (long long)m + 1, 0, 0};
     /* The largest factor, ascending: its lower bound on the spread only
      * grows, so the search stops once that bound reaches the best. */
     for (int i = 0; i < ndiv; i++) {
