@@ -110,7 +110,7 @@ static int recv_common(const char *fn, void *buf, MPI_Count count, MPI_Datatype 
         if (rc == MPI_SUCCESS) *req = dmpi_request_handle(r);
     } else {
         rc = dmpi_recv(buf, count, dt, source, tag, c, DMPI_CTX_P2P, &st);
-        if (status != MPI_STATUS_IGNORE) *status = st;
+        if (status != MPI_STATUS_IGNORE) dmpi_status_out(status, &st);
     }
     dmpi_unlock();
     if (rc == MPI_ERR_NO_MEM) return dmpi_error(c, rc, fn, "out of memory for a request");
@@ -296,7 +296,7 @@ static int sendrecv_common(const char *fn, const void *sbuf, MPI_Count scount, M
     } else {
         rc = dmpi_sendrecv(sbuf, scount, sdt, dest, stag, rbuf, rcount, rdt, source, rtag, c,
                            DMPI_CTX_P2P, &st);
-        if (status != MPI_STATUS_IGNORE) *status = st;
+        if (status != MPI_STATUS_IGNORE) dmpi_status_out(status, &st);
     }
     dmpi_unlock();
     if (rc == MPI_ERR_NO_MEM) return dmpi_error(c, rc, fn, "out of memory for a request");
@@ -371,7 +371,7 @@ static int replace_common(const char *fn, void *buf, MPI_Count count, MPI_Dataty
         } else {
             dmpi_wait(sr, NULL);
             rc = dmpi_wait(rr, &st);
-            if (status != MPI_STATUS_IGNORE) *status = st;
+            if (status != MPI_STATUS_IGNORE) dmpi_status_out(status, &st);
         }
     }
     dmpi_unlock();

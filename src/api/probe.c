@@ -24,7 +24,7 @@ static int check_probe(const char *fn, int source, int tag, MPI_Comm comm, dmpi_
 static void status_of(const dmpi_unexp *u, MPI_Status *status)
 {
     if (status == MPI_STATUS_IGNORE) return;
-    dmpi_status_empty(status);
+    dmpi_status_empty_out(status);
     status->MPI_SOURCE = u->env.src;
     status->MPI_TAG = u->env.tag;
     dmpi_status_set_bytes(status, (MPI_Count)u->env.len);
@@ -33,7 +33,7 @@ static void status_of(const dmpi_unexp *u, MPI_Status *status)
 static void proc_null_status(MPI_Status *status)
 {
     if (status == MPI_STATUS_IGNORE) return;
-    dmpi_status_empty(status);
+    dmpi_status_empty_out(status);
     status->MPI_SOURCE = MPI_PROC_NULL;
 }
 
@@ -124,7 +124,11 @@ static int mrecv_common(const char *fn, void *buf, MPI_Count count, MPI_Datatype
         r->status.MPI_TAG = MPI_ANY_TAG;
         dmpi_request_complete(r);
         if (req) *req = dmpi_request_handle(r);
-        else dmpi_wait(r, status == MPI_STATUS_IGNORE ? NULL : status);
+        else {
+            MPI_Status st;
+            dmpi_wait(r, &st);
+            if (status != MPI_STATUS_IGNORE) dmpi_status_out(status, &st);
+        }
         return MPI_SUCCESS;
     }
     dmpi_unexp *u = (dmpi_unexp *)(void *)*message;
@@ -149,7 +153,7 @@ static int mrecv_common(const char *fn, void *buf, MPI_Count count, MPI_Datatype
     if (req) *req = dmpi_request_handle(r);
     else {
         rc = dmpi_wait(r, &st);
-        if (status != MPI_STATUS_IGNORE) *status = st;
+        if (status != MPI_STATUS_IGNORE) dmpi_status_out(status, &st);
     }
     dmpi_unlock();
     if (rc == MPI_ERR_TRUNCATE) return dmpi_error_noobj(rc, fn, "message truncated: the receive buffer is too small");

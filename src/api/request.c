@@ -35,7 +35,7 @@ static int finish_keep(MPI_Request *h, dmpi_request *r, MPI_Status *status, bool
 {
     if (r->kind == DMPI_REQ_GREQ) dmpi_greq_query(r);
     int err = r->status.MPI_ERROR;
-    if (status != MPI_STATUS_IGNORE) *status = r->status;
+    if (status != MPI_STATUS_IGNORE) dmpi_status_out(status, &r->status);
     if (keep) return err;
     if (r->persistent) {
         r->active = false;
@@ -66,7 +66,7 @@ static int report(dmpi_request *r, dmpi_comm *c, int err, const char *fn)
 
 static void set_empty(MPI_Status *status)
 {
-    if (status != MPI_STATUS_IGNORE) dmpi_status_empty(status);
+    if (status != MPI_STATUS_IGNORE) dmpi_status_empty_out(status);
 }
 
 int PMPI_Wait(MPI_Request *request, MPI_Status *status)
@@ -133,9 +133,12 @@ static int get_reqs(int n, MPI_Request reqs[], dmpi_request **objs, const char *
 #define FREE_OBJS() \
     if (objs != stack_objs) free(objs)
 
-/* Completes all that are done; with statuses for multi-completion.
- * Returns MPI_ERR_IN_STATUS if any failed. */
-static int finish_all(int n, MPI_Request reqs[], dmpi_request **objs, MPI_Status st[], bool keep)
+/* Completes all of them (every one is done or null). A status's MPI_ERROR
+ * is written only when the call returns MPI_ERR_IN_STATUS, and then in
+ * every status: the request's error, MPI_SUCCESS for the good and the null
+ * ones (MPI 4.1 sec. 3.2.5, 3.7.5). */
+static int finish_all(int n, MPI_Request reqs[], dmpi_request **objs, MPI_Status st[], bool keep,
+                      dmpi_comm **errc)
 {
     int any_err = 0;
     for (int i = 0; i < n; i++) {
@@ -144,11 +147,29 @@ static int finish_all(int n, MPI_Request reqs[], dmpi_request **objs, MPI_Status
             set_empty(s);
             continue;
         }
+        dmpi_comm *c = objs[i]->comm;
         int err = finish_keep(&reqs[i], objs[i], s, keep);
-        if (s != MPI_STATUS_IGNORE) s->MPI_ERROR = err;
-        if (err != MPI_SUCCESS) any_err = 1;
+        if (err != MPI_SUCCESS) {
+            if (!any_err && s != MPI_STATUS_IGNORE)
+                for (int j = 0; j < i; j++) st[j].MPI_ERROR = MPI_SUCCESS;
+            if (!any_err) *errc = c;
+            any_err = 1;
+        }
+        if (any_err && s != MPI_STATUS_IGNORE) s->MPI_ERROR = err;
     }
     return any_err ? MPI_ERR_IN_STATUS : MPI_SUCCESS;
+}
+
+/* MPI_ERR_IN_STATUS goes to the error handler of the first failed
+ * request's communicator (a request without one: the default handler). */
+static int in_status_error(dmpi_comm *c, int rc, const char *fn)
+{
+    static const char *const why = "one or more requests failed (see the statuses)";
+    /* the handler runs; the call returns the code MPI_ERR_IN_STATUS itself,
+     * which a program compares with == (MPI 4.1 sec. 3.7.5) */
+    if (c) dmpi_error(c, rc, fn, "%s", why);
+    else dmpi_error_noobj(rc, fn, "%s", why);
+    return rc;
 }
 
 static int all_done(int n, dmpi_request **objs)
@@ -171,9 +192,10 @@ int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
             if (dmpi_progress()) idle = 0;
             else dmpi_progress_idle(&idle);
         }
-        rc = finish_all(count, reqs, objs, statuses, false);
+        dmpi_comm *errc = NULL;
+        rc = finish_all(count, reqs, objs, statuses, false, &errc);
         dmpi_unlock();
-        if (rc != MPI_SUCCESS) rc = dmpi_error_noobj(rc, FN, "one or more requests failed (see the statuses)");
+        if (rc != MPI_SUCCESS) rc = in_status_error(errc, rc, FN);
     }
     FREE_OBJS();
     return rc;
@@ -191,9 +213,10 @@ static int testall_common(int count, MPI_Request reqs[], int *flag, MPI_Status s
         dmpi_lock();
         if (!all_done(count, objs)) dmpi_progress();
         *flag = all_done(count, objs);
-        if (*flag) rc = finish_all(count, reqs, objs, statuses, keep);
+        dmpi_comm *errc = NULL;
+        if (*flag) rc = finish_all(count, reqs, objs, statuses, keep, &errc);
         dmpi_unlock();
-        if (rc != MPI_SUCCESS) rc = dmpi_error_noobj(rc, FN, "one or more requests failed (see the statuses)");
+        if (rc != MPI_SUCCESS) rc = in_status_error(errc, rc, FN);
     }
     FREE_OBJS();
     return rc;
@@ -301,23 +324,31 @@ static int some_common(int incount, MPI_Request reqs[], int *outcount, int indic
             if (n) idle = 0;
             else dmpi_progress_idle(&idle);
         }
+        dmpi_comm *errc = NULL;
         if (i == -2) {
             *outcount = MPI_UNDEFINED;
         } else {
+            /* MPI_ERROR only when returning MPI_ERR_IN_STATUS, as in finish_all */
             int k = 0, any_err = 0;
             for (int j = 0; j < incount; j++) {
                 if (!objs[j] || !is_done(objs[j])) continue;
                 MPI_Status *s = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[k];
+                dmpi_comm *c = objs[j]->comm;
                 int err = finish_keep(&reqs[j], objs[j], s, keep);
-                if (s != MPI_STATUS_IGNORE) s->MPI_ERROR = err;
-                if (err != MPI_SUCCESS) any_err = 1;
+                if (err != MPI_SUCCESS) {
+                    if (!any_err && s != MPI_STATUS_IGNORE)
+                        for (int m = 0; m < k; m++) statuses[m].MPI_ERROR = MPI_SUCCESS;
+                    if (!any_err) errc = c;
+                    any_err = 1;
+                }
+                if (any_err && s != MPI_STATUS_IGNORE) s->MPI_ERROR = err;
                 indices[k++] = j;
             }
             *outcount = k;
             if (any_err) rc = MPI_ERR_IN_STATUS;
         }
         dmpi_unlock();
-        if (rc != MPI_SUCCESS) rc = dmpi_error_noobj(rc, fn, "one or more requests failed (see the statuses)");
+        if (rc != MPI_SUCCESS) rc = in_status_error(errc, rc, fn);
     }
     FREE_OBJS();
     return rc;
@@ -443,9 +474,12 @@ int PMPI_Cancel(MPI_Request *request)
         r->status.MPI_ERROR = MPI_SUCCESS;
         dmpi_request_complete(r);
     }
+    /* A send: cancelled if its receiver has not matched it yet, else it
+     * completes normally (src/p2p/send.c) */
+    if ((r->kind == DMPI_REQ_SEND || r->kind == DMPI_REQ_PSEND) && !is_done(r) &&
+        (!r->persistent || r->active))
+        dmpi_send_cancel(r);
     int err = r->kind == DMPI_REQ_GREQ ? dmpi_greq_cancel(r) : MPI_SUCCESS;
-    /* A send, once started, is delivered: cancelling it does nothing and
-     * MPI_Test_cancelled reports false, as the standard allows. */
     dmpi_unlock();
     if (err != MPI_SUCCESS)
         return dmpi_error_noobj(err, FN, "the cancel function of the generalized request failed");

@@ -363,6 +363,24 @@ static inline void dmpi_status_empty(MPI_Status *s)
     dmpi_status_set_bytes(s, 0);
     dmpi_status_set_cancelled(s, 0);
 }
+/* A status handed to the user: everything but MPI_ERROR. Only the calls
+ * that complete several requests write that field, and only when they
+ * return MPI_ERR_IN_STATUS (MPI 4.1 sec. 3.2.5); the others leave it as the
+ * caller had it. */
+static inline void dmpi_status_out(MPI_Status *dst, const MPI_Status *src)
+{
+    int keep = dst->MPI_ERROR;
+    *dst = *src;
+    dst->MPI_ERROR = keep;
+}
+/* An empty status for the user (source MPI_ANY_SOURCE, tag MPI_ANY_TAG,
+ * count 0, not cancelled), MPI_ERROR left alone as above. */
+static inline void dmpi_status_empty_out(MPI_Status *s)
+{
+    int keep = s->MPI_ERROR;
+    dmpi_status_empty(s);
+    s->MPI_ERROR = keep;
+}
 
 /* Environment knobs (DMPI_*), read once. */
 long dmpi_env_long(const char *name, long dflt);

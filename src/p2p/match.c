@@ -293,3 +293,20 @@ dmpi_unexp *dmpi_unexp_first(void)
     }
     return NULL;
 }
+
+/* The queued message that a sender's cancel names: from world rank peer,
+ * sent by the request cookie and still waiting for the sender's answer (a
+ * rendezvous RTS, a synchronous eager message, or a self send waiting for
+ * its receive). A cancel is rare: the scan goes through every queue. */
+dmpi_unexp *dmpi_unexp_find_sender(int peer, uint64_t cookie, const dmpi_request *self_sender)
+{
+    for (unsigned b = 0; b < NBUCKETS; b++)
+        for (dmpi_unexp *u = ux_ctx[b].head; u; u = u->next) {
+            if (u->peer != peer) continue;
+            if (self_sender ? u->self_sender == self_sender
+                            : u->cookie == cookie && (u->kind == DMPI_UX_RTS ||
+                                                      (u->kind == DMPI_UX_EAGER && u->sync)))
+                return u;
+        }
+    return NULL;
+}

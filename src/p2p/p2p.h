@@ -114,6 +114,7 @@ bool dmpi_posted_remove(dmpi_request *r);
 void dmpi_unexp_add(dmpi_unexp *u);
 void dmpi_unexp_remove(dmpi_unexp *u);
 dmpi_unexp *dmpi_unexp_first(void);
+dmpi_unexp *dmpi_unexp_find_sender(int peer, uint64_t cookie, const dmpi_request *self_sender);
 bool dmpi_posted_earlier_competitor(const dmpi_request *r);
 /* Receives an unexpected message into r (removes nothing; frees u when done). */
 void dmpi_recv_from_unexp(dmpi_request *r, dmpi_unexp *u);
@@ -165,6 +166,10 @@ void dmpi_tx_push(int peer);
 void dmpi_tx_ctl(int peer, uint8_t type, uint64_t cookie);
 void dmpi_send_reply(dmpi_request *sreq, int what);  /* ACK/DONE arrived */
 void dmpi_self_send(dmpi_request *r, const void *data);
+/* MPI_Cancel of a send (lock held): see send.c */
+void dmpi_send_cancel(dmpi_request *r);
+void dmpi_send_cancel_arrived(int peer, uint64_t cookie);  /* CANCEL from a sender */
+void dmpi_send_cancelled(int peer, uint64_t cookie);       /* CANCELLED from the receiver */
 
 /* requests */
 dmpi_request *dmpi_pair_request(dmpi_request *recv, dmpi_request *send, void *tmp);

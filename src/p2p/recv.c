@@ -346,6 +346,12 @@ static void rx_packet(int peer, dmpi_ring *ring, dmpi_pkt *p)
         if (p->type == DMPI_PKT_REVOKE) dmpi_offer_net_revoke(peer, p->seq);
         else dmpi_offer_net_revoked(peer, p->seq);
         break;
+    case DMPI_PKT_CANCEL:
+        dmpi_send_cancel_arrived(peer, p->cookie);
+        break;
+    case DMPI_PKT_CANCELLED:
+        dmpi_send_cancelled(peer, p->cookie);
+        break;
     default:
         dmpi_protocol_error(peer, "unknown packet type");
     }

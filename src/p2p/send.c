@@ -156,7 +156,12 @@ void dmpi_tx_push(int peer)
             tx->rts = r;
             dmpi_p2p.rts_waiting++;
         }
+        /* a cancel asked for while queued goes out now that all is written
+         * (read before finish_data, which may complete and release r) */
+        bool ask = __builtin_expect(r->cancelled, 0) &&
+                   (r->proto_int[1] & ~DMPI_TXW_DATA) && r->proto_int[2] != 2;
         finish_data(r);
+        if (ask) dmpi_tx_ctl(peer, DMPI_PKT_CANCEL, (uint64_t)(uintptr_t)r);
     }
 }
 
@@ -327,4 +332,63 @@ bool dmpi_send_immediate(const void *buf, MPI_Count count, dmpi_datatype *dt, in
     p->cookie = 0;
     dmpi_tp_publish(w, p, cells);
     return true;
+}
+
+/* ------------------------------------------------------------ MPI_Cancel
+ * A send that is complete stays complete, not cancelled (its message is
+ * delivered). One whose message is out but that still waits for the
+ * receiver (an RTS waiting for DONE, a synchronous eager message waiting
+ * for its ACK) asks the receiver with CANCEL: if the message is still
+ * unmatched there, the receiver drops it and answers CANCELLED, and the
+ * send completes cancelled; if it matched, the DONE or ACK was sent or is
+ * coming, and the send completes normally. Exactly one answer ends the
+ * send, so a wait on it returns as soon as the receiver makes progress.
+ * A send still queued asks once its last packet is written (dmpi_tx_push);
+ * one pushed into the receiver's offer has matched. A send to self that
+ * waits for its receive is taken off our own queue at once. */
+
+static void cancel_done(dmpi_request *r)
+{
+    dmpi_status_set_cancelled(&r->status, 1);
+    dmpi_send_reply(r, r->proto_int[1]);
+}
+
+void dmpi_send_cancel(dmpi_request *r)
+{
+    if (r->cancelled || atomic_load(&r->complete)) return;
+    r->cancelled = true;
+    int w = r->proto_int[0];
+    if (w == dmpi_p2p.me) {
+        dmpi_unexp *u = dmpi_unexp_find_sender(w, 0, r);
+        if (u) {
+            dmpi_unexp_remove(u);
+            free(u);
+            cancel_done(r);
+        }
+        return;
+    }
+    if (r->proto_int[1] & DMPI_TXW_DATA) return;
+    if (r->proto_int[2] == 2) return;
+    dmpi_tx_ctl(w, DMPI_PKT_CANCEL, (uint64_t)(uintptr_t)r);
+}
+
+void dmpi_send_cancel_arrived(int peer, uint64_t cookie)
+{
+    dmpi_unexp *u = dmpi_unexp_find_sender(peer, cookie, NULL);
+    if (!u || (!u->complete && u->kind == DMPI_UX_EAGER)) return; /* matched (or arriving) */
+    dmpi_unexp_remove(u);
+    free(u->data);
+    free(u);
+    dmpi_tx_ctl(peer, DMPI_PKT_CANCELLED, cookie);
+}
+
+void dmpi_send_cancelled(int peer, uint64_t cookie)
+{
+    dmpi_request *r = dmpi_request_from_cookie(cookie);
+    if (!r || (r->kind != DMPI_REQ_SEND && r->kind != DMPI_REQ_PSEND) ||
+        r->proto_int[0] != peer || !r->cancelled ||
+        !(r->proto_int[1] & (DMPI_TXW_DONE | DMPI_TXW_ACK)))
+        dmpi_protocol_error(peer, "CANCELLED for no send being cancelled");
+    if (r->proto_int[1] & DMPI_TXW_DONE) dmpi_p2p_take_rts(peer, cookie);
+    cancel_done(r);
 }

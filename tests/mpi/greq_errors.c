@@ -36,9 +36,10 @@ int main(int argc, char **argv)
 
     MPI_CHK(MPI_Grequest_start(q_err, f_ok, c_ok, NULL, &r));
     MPI_CHK(MPI_Grequest_complete(r));
+    st.MPI_ERROR = 12345; /* a single completion leaves it (MPI 4.1 sec. 3.2.5) */
     CHECK_CLASS(MPI_Wait(&r, &st), MPI_ERR_BUFFER);
     CHECK(r == MPI_REQUEST_NULL, "request not freed after a failed query");
-    CHECK(t_class(st.MPI_ERROR) == MPI_ERR_BUFFER, "status.MPI_ERROR %d", st.MPI_ERROR);
+    CHECK(st.MPI_ERROR == 12345, "MPI_Wait wrote status.MPI_ERROR %d", st.MPI_ERROR);
 
     frees = 0;
     MPI_CHK(MPI_Grequest_start(q_ok, f_err, c_ok, NULL, &r));

@@ -33,6 +33,8 @@ enum {
     DMPI_PKT_RTR,       /* receiver-first over a network: the offer (payload: its buffer) */
     DMPI_PKT_REVOKE,    /* the receiver wants its network offer back (MPI_Cancel) */
     DMPI_PKT_REVOKED,   /* the sender's answer: that offer will not be taken */
+    DMPI_PKT_CANCEL,    /* MPI_Cancel of a send waiting for DONE or ACK (cookie: it) */
+    DMPI_PKT_CANCELLED, /* the receiver's answer: the message was unmatched and is gone */
 };
 enum { DMPI_PKT_F_SYNC = 1 };
 
