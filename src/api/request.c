@@ -145,6 +145,7 @@ static int finish_all(int n, MPI_Request reqs[], dmpi_request **objs, MPI_Status
         MPI_Status *s = st == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &st[i];
         if (!objs[i]) {
             set_empty(s);
+            if (any_err && s != MPI_STATUS_IGNORE) s->MPI_ERROR = MPI_SUCCESS;
             continue;
         }
         dmpi_comm *c = objs[i]->comm;
