@@ -332,6 +332,16 @@ int main(int argc, char **argv)
         free(gbuf[r]);
     }
     free(adjbuf);
+    free(shadow);
+    free(gbuf);
+    free(racc);
+    free(rcas);
+    free(rfop);
+    free(raddr);
+    free(maddr);
+    free(order);
+    free(am);
+    free(reg);
     MPI_CHK(MPI_Type_free(&resized));
     return t_finish();
 }
