@@ -59,6 +59,14 @@ static void rts_info(int peer, dmpi_request *r, dmpi_rts_info *info)
     r->proto = handle;
 }
 
+/* A send being cancelled whose message is out asks the receiver (CANCEL)
+ * when it still waits for it (DONE or ACK) and was not pushed into the
+ * receiver's offer (proto_int[2] == 2: that one has matched). */
+static inline bool cancel_asks_receiver(const dmpi_request *r)
+{
+    return (r->proto_int[1] & (DMPI_TXW_ACK | DMPI_TXW_DONE)) && r->proto_int[2] != 2;
+}
+
 /* Writes as many packets of r as the channel takes; true when all are out. */
 static bool write_packets(int peer, dmpi_request *r)
 {
@@ -158,8 +166,7 @@ void dmpi_tx_push(int peer)
         }
         /* a cancel asked for while queued goes out now that all is written
          * (read before finish_data, which may complete and release r) */
-        bool ask = __builtin_expect(r->cancelled, 0) &&
-                   (r->proto_int[1] & ~DMPI_TXW_DATA) && r->proto_int[2] != 2;
+        bool ask = __builtin_expect(r->cancelled, 0) && cancel_asks_receiver(r);
         finish_data(r);
         if (ask) dmpi_tx_ctl(peer, DMPI_PKT_CANCEL, (uint64_t)(uintptr_t)r);
     }
@@ -367,9 +374,8 @@ void dmpi_send_cancel(dmpi_request *r)
         }
         return;
     }
-    if (r->proto_int[1] & DMPI_TXW_DATA) return;
-    if (r->proto_int[2] == 2) return;
-    dmpi_tx_ctl(w, DMPI_PKT_CANCEL, (uint64_t)(uintptr_t)r);
+    if (r->proto_int[1] & DMPI_TXW_DATA) return; /* dmpi_tx_push asks once it is written */
+    if (cancel_asks_receiver(r)) dmpi_tx_ctl(w, DMPI_PKT_CANCEL, (uint64_t)(uintptr_t)r);
 }
 
 void dmpi_send_cancel_arrived(int peer, uint64_t cookie)

@@ -371,6 +371,22 @@ static int timeout_s(void)
     return ms < 0 ? 0 : ms / 1000 + (ms % 1000 != 0);
 }
 
+/* op_run for a call named what: 0, or -1 with the reason set (no answer
+ * in time, or the call's error). */
+static int op_call(op *o, const char *what)
+{
+    pmix_status_t rc;
+    if (op_run(o, &rc) != 0) {
+        dmpi_pmi_fail("PMIx: %s: no answer from the PMIx server in %d s", what, timeout_s());
+        return -1;
+    }
+    if (rc != PMIX_SUCCESS) {
+        dmpi_pmi_fail("PMIx: %s: %s", what, errstr(rc));
+        return -1;
+    }
+    return 0;
+}
+
 /* ------------------------------------------------------------ the ops */
 
 static int pmix_put(const char *key, const char *val)
@@ -408,14 +424,7 @@ static int pmix_fence(void)
          * holds it): bounded on a helper thread */
         if (!(o = op_new())) return -1;
         o->call = call_commit;
-        if (op_run(o, &rc) != 0) {
-            dmpi_pmi_fail("PMIx: PMIx_Commit: no answer from the PMIx server in %d s", timeout_s());
-            return -1;
-        }
-        if (rc != PMIX_SUCCESS) {
-            dmpi_pmi_fail("PMIx: PMIx_Commit: %s", errstr(rc));
-            return -1;
-        }
+        if (op_call(o, "PMIx_Commit") != 0) return -1;
         px.dirty = false;
     }
     o = op_new();
@@ -672,16 +681,7 @@ static int pmix_abort(int code, const char *msg)
     o->code = code;
     snprintf(o->msg, sizeof o->msg, "%s", msg ? msg : "");
     o->call = call_abort;
-    pmix_status_t rc;
-    if (op_run(o, &rc) != 0) {
-        dmpi_pmi_fail("PMIx: PMIx_Abort: no answer from the PMIx server in %d s", timeout_s());
-        return -1;
-    }
-    if (rc != PMIX_SUCCESS) {
-        dmpi_pmi_fail("PMIx: PMIx_Abort: %s", errstr(rc));
-        return -1;
-    }
-    return 0;
+    return op_call(o, "PMIx_Abort");
 }
 
 static pmix_status_t call_finalize(op *o)
@@ -697,16 +697,7 @@ static int pmix_finalize(void)
     op *o = op_new();
     if (!o) return -1;
     o->call = call_finalize;
-    pmix_status_t rc;
-    if (op_run(o, &rc) != 0) {
-        dmpi_pmi_fail("PMIx: PMIx_Finalize: no answer from the PMIx server in %d s", timeout_s());
-        return -1;
-    }
-    if (rc != PMIX_SUCCESS) {
-        dmpi_pmi_fail("PMIx: PMIx_Finalize: %s", errstr(rc));
-        return -1;
-    }
-    return 0;
+    return op_call(o, "PMIx_Finalize");
 }
 
 static const dmpi_pmi_backend pmix_ops = {

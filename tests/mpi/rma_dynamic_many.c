@@ -78,21 +78,28 @@ static MPI_Aint at_end(int r, MPI_Aint bytes)
     return MPI_Aint_add(raddr[r], right_p.size[r] - bytes);
 }
 
+/* Gets the tail of every region of the right neighbour and compares it
+ * with the shadow (step names the step in messages). */
+static void get_and_compare(int gen, int step)
+{
+    for (int r = 0; r < NREG; r++) {
+        MPI_Aint m = tail_of(r);
+        MPI_CHK(MPI_Get(gbuf[r], (int)m, MPI_BYTE, right, at_end(r, m), (int)m, MPI_BYTE, win));
+    }
+    sync_step();
+    for (int r = 0; r < NREG; r++)
+        CHECK(memcmp(gbuf[r], shadow[r], (size_t)tail_of(r)) == 0,
+              "gen %d step %d: region %d (size %lld) differs", gen, step, r,
+              (long long)right_p.size[r]);
+}
+
 /* All the steps over every region of the right neighbour; gen tells the
  * round. The shadow holds the tail's contents before. */
 static void run_steps(int gen)
 {
     int n = NREG;
     /* 1: get the tail, compare */
-    for (int r = 0; r < n; r++) {
-        MPI_Aint m = tail_of(r);
-        MPI_CHK(MPI_Get(gbuf[r], (int)m, MPI_BYTE, right, at_end(r, m), (int)m, MPI_BYTE, win));
-    }
-    sync_step();
-    for (int r = 0; r < n; r++)
-        CHECK(memcmp(gbuf[r], shadow[r], (size_t)tail_of(r)) == 0,
-              "gen %d step 1: region %d (size %lld) differs", gen, r,
-              (long long)right_p.size[r]);
+    get_and_compare(gen, 1);
     /* 2: put a new tail */
     for (int r = 0; r < n; r++) {
         MPI_Aint m = tail_of(r);
@@ -213,15 +220,7 @@ static void run_steps(int gen)
     }
     sync_step();
     /* 9: get the tail again, compare */
-    for (int r = 0; r < n; r++) {
-        MPI_Aint m = tail_of(r);
-        MPI_CHK(MPI_Get(gbuf[r], (int)m, MPI_BYTE, right, at_end(r, m), (int)m, MPI_BYTE, win));
-    }
-    sync_step();
-    for (int r = 0; r < n; r++)
-        CHECK(memcmp(gbuf[r], shadow[r], (size_t)tail_of(r)) == 0,
-              "gen %d step 9: region %d (size %lld) differs", gen, r,
-              (long long)right_p.size[r]);
+    get_and_compare(gen, 9);
 }
 
 int main(int argc, char **argv)

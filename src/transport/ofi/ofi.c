@@ -127,7 +127,7 @@ static int exchange_addresses(const int *node_of)
     to_hex(name, len, val);
     snprintf(key, sizeof key, "dmpi-ofi-%d", o->me);
     if (dmpi_pmi_put(key, val) != 0) return -FI_EIO;
-    dmpi_ofi_watch_publish(o->me, o->nprocs, node_of);
+    dmpi_ofi_watch_publish(o->me, node_of);
     if (dmpi_pmi_barrier() != 0) return -FI_EIO;
     o->addr = calloc((size_t)o->nprocs, sizeof(fi_addr_t));
     if (!o->addr) return -FI_ENOMEM;

@@ -109,7 +109,7 @@ int dmpi_ofi_wait(int ms);
 void dmpi_ofi_arrive_finalize(void);
 bool dmpi_ofi_all_finalized(void);
 /* ofi_watch.c: the first rank of each node watches the next node's */
-void dmpi_ofi_watch_publish(int me, int nprocs, const int *node_of); /* before a fence */
+void dmpi_ofi_watch_publish(int me, const int *node_of); /* before a fence */
 void dmpi_ofi_watch_connect(int me, int nprocs, const int *node_of); /* after it */
 int dmpi_ofi_watch_dead(void); /* the watched rank, when it died; -1 */
 void dmpi_ofi_watch_close(void);

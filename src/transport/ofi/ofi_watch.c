@@ -80,7 +80,7 @@ static int next_leader(int me, int nprocs, const int *node_of)
     return first_other;
 }
 
-void dmpi_ofi_watch_publish(int me, int nprocs, const int *node_of)
+void dmpi_ofi_watch_publish(int me, const int *node_of)
 {
     bool leader = true;
     for (int w = 0; w < me && leader; w++) leader = node_of[w] != node_of[me];
@@ -108,7 +108,6 @@ void dmpi_ofi_watch_publish(int me, int nprocs, const int *node_of)
         return;
     }
     watch.listen_fd = fd;
-    (void)nprocs;
 }
 
 /* Connects (non-blocking, at most 2 s) to the next node's first rank. */
