@@ -100,7 +100,8 @@ static bool get_info_arg(MPI_Info h, dmpi_info **out)
 
 /* ------------------------------------------------------------------- dup */
 /* with_info: the hints come from info (which may be NULL: none) instead of
- * the parent. */
+ * the parent. request: MPI_Comm_idup (the attribute copy callbacks run
+ * here, at the call, as the standard says). */
 static int dup_common(MPI_Comm comm, bool with_info, MPI_Info info, MPI_Comm *newcomm,
                       MPI_Request *request, const char *fn)
 {
@@ -111,34 +112,26 @@ static int dup_common(MPI_Comm comm, bool with_info, MPI_Info info, MPI_Comm *ne
     dmpi_info *inf = NULL;
     DMPI_CHECK(c, !with_info || get_info_arg(info, &inf), MPI_ERR_INFO, fn, "invalid info object");
     dmpi_lock();
-    int rc = dmpi_comm_dup(c, &n);
+    int rc = request ? dmpi_comm_dup_shell(c, &n) : dmpi_comm_dup(c, &n);
     if (rc == MPI_SUCCESS && dmpi_comm_topo_copy) rc = dmpi_comm_topo_copy(c, n);
     if (rc == MPI_SUCCESS && dmpi_comm_attr_copy) rc = dmpi_comm_attr_copy(c, n);
-    if (rc != MPI_SUCCESS && n) {
-        dmpi_comm_release(n);
-        n = NULL;
-    }
     if (rc == MPI_SUCCESS) {
         dmpi_comm_ext *from = dmpi_comm_ext_of(c), *to = dmpi_comm_ext_of(n);
         if (with_info) apply_hints(n, inf);
         else if (from && to) memcpy(to->hints, from->hints, sizeof to->hints);
     }
     dmpi_request *r = NULL;
-    if (rc == MPI_SUCCESS && request) { /* MPI_Comm_idup: done already */
-        if (!(r = dmpi_request_alloc(DMPI_REQ_COLL))) {
-            dmpi_comm_release(n);
-            rc = MPI_ERR_NO_MEM;
-        } else {
-            r->comm = c;
-            dmpi_request_complete(r);
-            *request = dmpi_request_handle(r);
-        }
+    if (rc == MPI_SUCCESS && request) rc = dmpi_comm_idup_start(c, n, &r);
+    if (rc != MPI_SUCCESS && n) {
+        dmpi_comm_release(n);
+        n = NULL;
     }
     dmpi_unlock();
     if (rc != MPI_SUCCESS) {
         *newcomm = MPI_COMM_NULL;
         return failed(c, rc, fn);
     }
+    if (request) *request = dmpi_request_handle(r);
     *newcomm = n->handle;
     return MPI_SUCCESS;
 }
@@ -155,8 +148,10 @@ int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 }
 DMPI_ALIAS(Comm_dup_with_info)
 
-/* Nonblocking dup, done at once: the duplicate is made collectively here
- * and the request returned is already complete. */
+/* Nonblocking dup: the duplicate is made here with its attributes and
+ * hints as they are now; its context ids are agreed by the request
+ * (core/comm_idup.c). The new handle is valid at once, but the
+ * communicator may be used only once the request has completed. */
 int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
 {
     if (!request) return dmpi_error_noobj(MPI_ERR_ARG, "MPI_Comm_idup", "request is NULL");

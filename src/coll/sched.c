@@ -408,6 +408,28 @@ int dmpi_sched_run(dmpi_sched *s)
     return rc;
 }
 
+int dmpi_sched_begin(dmpi_sched *s)
+{
+    int rc = prepare(s);
+    if (rc != MPI_SUCCESS) return rc;
+    reset(s);
+    s->busy = true;
+    advance(s);
+    s->busy = false;
+    return MPI_SUCCESS;
+}
+
+bool dmpi_sched_test(dmpi_sched *s, int *err)
+{
+    if (!s->done && !s->busy) {
+        s->busy = true;
+        advance(s);
+        s->busy = false;
+    }
+    *err = s->err;
+    return s->done;
+}
+
 /* Poll hook of a collective request. */
 static int sched_poll(dmpi_request *r)
 {

@@ -71,6 +71,12 @@ void dmpi_sched_hold_op(dmpi_sched *s, dmpi_op *op);
 
 /* Blocking: runs s to completion and frees it; returns the first error. */
 int dmpi_sched_run(dmpi_sched *s);
+/* Driven by the caller (a request of its own whose poll hook drives one
+ * schedule after another, core/comm_idup.c): dmpi_sched_begin starts s
+ * (returns a build error, if any); dmpi_sched_test advances it and returns
+ * true once it has ended, with its first error in *err. The caller frees s. */
+int dmpi_sched_begin(dmpi_sched *s);
+bool dmpi_sched_test(dmpi_sched *s, int *err);
 /* Nonblocking (persistent = false: started at once) or persistent
  * (inactive until MPI_Start): a request of kind DMPI_REQ_COLL on comm that
  * owns s. On failure s is freed and *out is left alone. */

@@ -9,6 +9,15 @@
 #include "core/dmpi.h"
 
 int dmpi_comm_dup(dmpi_comm *parent, dmpi_comm **out);
+/* MPI_Comm_idup (core/comm_idup.c), in two steps: dmpi_comm_dup_shell
+ * makes the duplicate at once, local and needing no other process (same
+ * groups, context ids DMPI_CTX_PENDING), for the caller to copy attributes
+ * and hints onto; dmpi_comm_idup_start then starts the nonblocking
+ * agreement of its context ids over parent and returns the request, which
+ * holds a reference on the shell and sets its ids when it completes. */
+#define DMPI_CTX_PENDING 0xfffffffcu
+int dmpi_comm_dup_shell(dmpi_comm *parent, dmpi_comm **out);
+int dmpi_comm_idup_start(dmpi_comm *parent, dmpi_comm *shell, dmpi_request **out);
 /* color MPI_UNDEFINED: take part, get NULL. Ranks of equal color are
  * ordered by (key, rank in parent). */
 int dmpi_comm_split(dmpi_comm *parent, int color, int key, dmpi_comm **out);

@@ -17,7 +17,11 @@
  * free map over its own local communicator, the two leaders swap and AND
  * their maps (dmpi_context_alloc_pair's xchg hook), and each leader
  * broadcasts the result to its group; the confirm round goes the same way,
- * so both groups always take the same branch. */
+ * so both groups always take the same branch.
+ *
+ * The steps of one round (the free map, the pick and local claim, giving a
+ * claim back) are exported for the nonblocking agreement of MPI_Comm_idup
+ * (core/comm_idup.c), which runs the ANDs as schedules. */
 #include "core/context.h"
 #include "coll/coll.h"
 
@@ -45,26 +49,45 @@ int dmpi_context_alloc(dmpi_comm *comm, uint32_t *ctx_out)
     return dmpi_context_alloc_with(and_comm, comm, ctx_out);
 }
 
+int dmpi_context_map_words(void) { return NWORDS; }
+
+void dmpi_context_free_map(uint64_t *map)
+{
+    for (int w = 0; w < NWORDS; w++) map[w] = ~used[w];
+}
+
+int dmpi_context_claim(const uint64_t *map, bool *claimed)
+{
+    int pick = -1;
+    for (int w = 0; w < NWORDS && pick < 0; w++)
+        if (map[w]) pick = w * 64 + __builtin_ctzll(map[w]);
+    *claimed = pick >= 0 && !pair_used(pick);
+    if (*claimed) pair_set(pick, true);
+    return pick;
+}
+
+void dmpi_context_unclaim(int pick)
+{
+    if (pick >= 2 && pick < NPAIRS) pair_set(pick, false);
+}
+
 int dmpi_context_alloc_with(dmpi_ctx_and_fn and_all, void *arg, uint32_t *ctx_out)
 {
     for (;;) {
         uint64_t map[NWORDS]; /* 4 KiB */
-        for (int w = 0; w < NWORDS; w++) map[w] = ~used[w];
+        dmpi_context_free_map(map);
         int rc = and_all(arg, map, NWORDS);
         if (rc != MPI_SUCCESS) return rc;
-        int pick = -1;
-        for (int w = 0; w < NWORDS && pick < 0; w++)
-            if (map[w]) pick = w * 64 + __builtin_ctzll(map[w]);
+        bool claimed;
+        int pick = dmpi_context_claim(map, &claimed);
         if (pick < 0) return MPI_ERR_INTERN; /* all 32768 ids in use somewhere */
-        bool claimed = !pair_used(pick);
-        if (claimed) pair_set(pick, true);
         uint64_t ok = claimed;
         rc = and_all(arg, &ok, 1);
         if (rc == MPI_SUCCESS && ok) {
             *ctx_out = (uint32_t)pick * 2;
             return MPI_SUCCESS;
         }
-        if (claimed) pair_set(pick, false); /* taken meanwhile somewhere: retry */
+        if (claimed) dmpi_context_unclaim(pick); /* taken meanwhile somewhere: retry */
         if (rc != MPI_SUCCESS) return rc;
     }
 }
@@ -95,22 +118,19 @@ int dmpi_context_alloc_pair(dmpi_comm *local, int leader, dmpi_ctx_xchg_fn xchg,
 {
     for (;;) {
         uint64_t map[NWORDS + 1];
-        for (int w = 0; w < NWORDS; w++) map[w] = ~used[w];
+        dmpi_context_free_map(map);
         int rc = and_both_sides(local, leader, xchg, arg, map, NWORDS);
         if (rc != MPI_SUCCESS) return rc;
-        int pick = -1;
-        for (int w = 0; w < NWORDS && pick < 0; w++)
-            if (map[w]) pick = w * 64 + __builtin_ctzll(map[w]);
+        bool claimed;
+        int pick = dmpi_context_claim(map, &claimed);
         if (pick < 0) return MPI_ERR_INTERN;
-        bool claimed = !pair_used(pick);
-        if (claimed) pair_set(pick, true);
         uint64_t ok[2] = {claimed ? 1u : 0u, 0};
         rc = and_both_sides(local, leader, xchg, arg, ok, 1);
         if (rc == MPI_SUCCESS && ok[0]) {
             *ctx_out = (uint32_t)pick * 2;
             return MPI_SUCCESS;
         }
-        if (claimed) pair_set(pick, false);
+        if (claimed) dmpi_context_unclaim(pick);
         if (rc != MPI_SUCCESS) return rc;
     }
 }

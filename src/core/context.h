@@ -27,4 +27,17 @@ typedef int (*dmpi_ctx_xchg_fn)(void *arg, uint64_t *buf, int n);
 int dmpi_context_alloc_pair(dmpi_comm *local, int leader, dmpi_ctx_xchg_fn xchg, void *arg,
                             uint32_t *ctx_out);
 
+/* The steps of one agreement round, for an agreement that runs its ANDs
+ * itself (nonblocking, core/comm_idup.c). A free map has
+ * dmpi_context_map_words() words; dmpi_context_free_map fills one with this
+ * process's free pairs. After the AND over every member:
+ * dmpi_context_claim returns the lowest pair free everywhere (-1: none)
+ * and claims it here if it is still free here (*claimed); the members then
+ * AND their *claimed: if all claimed, the context id is pick * 2, else each
+ * gives its claim back (dmpi_context_unclaim) and a new round starts. */
+int dmpi_context_map_words(void);
+void dmpi_context_free_map(uint64_t *map);
+int dmpi_context_claim(const uint64_t *map, bool *claimed);
+void dmpi_context_unclaim(int pick);
+
 #endif
