@@ -26,9 +26,6 @@ int dmpi_comm_attr_copy(dmpi_comm *from, dmpi_comm *to) __attribute__((weak));
 int dmpi_comm_attr_delete_all(dmpi_comm *c) __attribute__((weak));
 int dmpi_comm_topo_copy(dmpi_comm *from, dmpi_comm *to) __attribute__((weak));
 
-#define CHECK_INTRA(c, fn)                                                        \
-    DMPI_CHECK(c, !(c)->remote_group, MPI_ERR_COMM, fn,                           \
-               "intercommunicators are not supported by this call yet")
 #define CHECK_ARG(c, cond, fn, ...) DMPI_CHECK(c, cond, MPI_ERR_ARG, fn, __VA_ARGS__)
 
 /* Error raised for a failed collective constructor. */
@@ -294,7 +291,8 @@ static int create_common(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newc
     DMPI_CHECK_INIT(fn);
     dmpi_comm *c, *n;
     DMPI_GET_COMM(c, comm, fn);
-    CHECK_INTRA(c, fn);
+    DMPI_CHECK(c, !by_group || !c->remote_group, MPI_ERR_COMM, fn,
+               "comm must be an intracommunicator (MPI 4.1 sec. 7.4.2)");
     CHECK_ARG(c, newcomm, fn, "newcomm is NULL");
     dmpi_group *g = dmpi_group_get(group);
     DMPI_CHECK(c, g, MPI_ERR_GROUP, fn, "invalid group%s",
@@ -307,7 +305,8 @@ static int create_common(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newc
                         : dmpi_comm_create(c, g, &n);
     dmpi_unlock();
     if (!subset)
-        return dmpi_error(c, MPI_ERR_GROUP, fn, "the group is not a subset of the communicator's group");
+        return dmpi_error(c, MPI_ERR_GROUP, fn, "the group is not a subset of the communicator's %s",
+                          c->remote_group ? "local group" : "group");
     *newcomm = handle_of(n);
     return rc == MPI_SUCCESS ? rc : failed(c, rc, fn);
 }
@@ -469,7 +468,8 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
         }
     }
     dmpi_lock();
-    int rc = dmpi_intercomm_create(c, local_leader, peer, remote_leader, tag, leader_status, &n);
+    int rc = dmpi_intercomm_create(c, local_leader, peer, remote_leader, tag, DMPI_CTX_P2P,
+                                   leader_status, &n);
     dmpi_unlock();
     *newintercomm = handle_of(n);
     if (rc == MPI_SUCCESS) return rc;

@@ -1,5 +1,7 @@
 /* Communicator objects and their construction: new/retain/release, dup,
- * split (by color and by node), create, create_group, and comparison.
+ * split (by color and by node), create, create_group, comparison, and
+ * the from-group constructors of MPI 4.0 (over MPI_COMM_WORLD's
+ * collective context: every process of a job is in it).
  * Constructors agree on a context id over the parent (core/context.c);
  * one id serves all the disjoint communicators a split produces. Dup and
  * split of an intercommunicator are in core/intercomm.c.
@@ -239,6 +241,13 @@ int dmpi_comm_create(dmpi_comm *parent, dmpi_group *g, dmpi_comm **out)
 {
     uint32_t ctx;
     *out = NULL;
+    /* Intercommunicator (MPI 4.1 sec. 7.4.2): an intercommunicator between
+     * the two sides' groups, in group order; MPI_COMM_NULL outside them and
+     * where either is empty. That is a split with one color for the members
+     * and their rank in the group as key. */
+    if (parent->remote_group)
+        return dmpi_intercomm_split(parent, g->rank != MPI_UNDEFINED ? 0 : MPI_UNDEFINED, g->rank,
+                                    out);
     int rc = dmpi_context_alloc(parent, &ctx);
     if (rc != MPI_SUCCESS) return rc;
     if (g->rank == MPI_UNDEFINED) {
@@ -314,14 +323,70 @@ static int and_over_group(void *arg, uint64_t *buf, int n)
     return MPI_SUCCESS;
 }
 
-int dmpi_comm_create_group(dmpi_comm *parent, dmpi_group *g, int tag, dmpi_comm **out)
+/* Tags of the group agreements in the parent's collective context, above
+ * those of ordinary collectives (below 2^30): MPI_Comm_create_group's
+ * from the user's tag, the from-group constructors' (over MPI_COMM_WORLD)
+ * from a hash of their string tag. */
+#define TAG_CREATE_GROUP(t) (0x40000000 | ((t) & 0x1fffffff))
+#define TAG_FROM_GROUP(h) (0x60000000 | ((h) & 0x1fffffff))
+
+/* A communicator over g made by its members alone, agreeing over parent
+ * with internal tag itag. */
+static int group_comm(dmpi_comm *parent, dmpi_group *g, int itag, dmpi_comm **out)
 {
     *out = NULL;
     if (g->rank == MPI_UNDEFINED) return MPI_SUCCESS;
-    group_and a = {parent, g, 0x40000000 | (tag & 0x3fffffff)};
+    group_and a = {parent, g, itag};
     uint32_t ctx;
     int rc = dmpi_context_alloc_with(and_over_group, &a, &ctx);
     return rc != MPI_SUCCESS ? rc : dmpi_comm_make(parent, g, ctx, out);
+}
+
+int dmpi_comm_create_group(dmpi_comm *parent, dmpi_group *g, int tag, dmpi_comm **out)
+{
+    return group_comm(parent, g, TAG_CREATE_GROUP(tag), out);
+}
+
+uint32_t dmpi_stringtag_hash(const char *s)
+{
+    uint32_t h = 2166136261u; /* FNV-1a */
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+
+/* The error handler of a communicator made from a group is the caller's. */
+static void set_errh(dmpi_comm *c, dmpi_errhandler *e)
+{
+    dmpi_errhandler_retain(e);
+    dmpi_errhandler_release(c->errh);
+    c->errh = e;
+}
+
+int dmpi_comm_from_group(dmpi_group *g, const char *stringtag, dmpi_errhandler *e,
+                         dmpi_comm **out)
+{
+    int rc = group_comm(&dmpi_comm_world_obj, g, TAG_FROM_GROUP(dmpi_stringtag_hash(stringtag)),
+                        out);
+    if (rc == MPI_SUCCESS && *out) set_errh(*out, e);
+    return rc;
+}
+
+int dmpi_intercomm_from_groups(dmpi_group *lg, int local_leader, dmpi_group *rg,
+                               int remote_leader, const char *stringtag, dmpi_errhandler *e,
+                               dmpi_comm **out)
+{
+    dmpi_comm *l;
+    uint32_t h = dmpi_stringtag_hash(stringtag);
+    *out = NULL;
+    int rc = group_comm(&dmpi_comm_world_obj, lg, TAG_FROM_GROUP(h), &l);
+    if (rc != MPI_SUCCESS) return rc;
+    /* the leaders meet in MPI_COMM_WORLD's collective context */
+    int peer = lg->rank == local_leader ? rg->world[remote_leader] : 0;
+    rc = dmpi_intercomm_create(l, local_leader, &dmpi_comm_world_obj, peer, TAG_FROM_GROUP(h),
+                               DMPI_CTX_COLL, MPI_SUCCESS, out);
+    dmpi_comm_release(l);
+    if (rc == MPI_SUCCESS) set_errh(*out, e);
+    return rc;
 }
 
 /* -------------------------------------------------------------- compare */

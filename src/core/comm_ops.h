@@ -25,9 +25,20 @@ int dmpi_comm_split(dmpi_comm *parent, int color, int key, dmpi_comm **out);
 int dmpi_comm_split_node(dmpi_comm *parent, bool undefined, int key, dmpi_comm **out);
 /* Every member of c (an intracommunicator) is on this rank's node. */
 bool dmpi_comm_on_one_node(dmpi_comm *c);
-/* g must be a subset of parent's group (checked by the caller). */
+/* g must be a subset of parent's (local) group (checked by the caller);
+ * on an intercommunicator the result is one between the two sides' g. */
 int dmpi_comm_create(dmpi_comm *parent, dmpi_group *g, dmpi_comm **out);
 int dmpi_comm_create_group(dmpi_comm *parent, dmpi_group *g, int tag, dmpi_comm **out);
+/* MPI_Comm_create_from_group and MPI_Intercomm_create_from_groups: g (lg)
+ * contains the caller; the agreement runs in MPI_COMM_WORLD's collective
+ * context with a tag from the string tag; the result gets error handler e.
+ * remote_leader (a rank in rg) matters at local_leader only. */
+int dmpi_comm_from_group(dmpi_group *g, const char *stringtag, dmpi_errhandler *e,
+                         dmpi_comm **out);
+int dmpi_intercomm_from_groups(dmpi_group *lg, int local_leader, dmpi_group *rg,
+                               int remote_leader, const char *stringtag, dmpi_errhandler *e,
+                               dmpi_comm **out);
+uint32_t dmpi_stringtag_hash(const char *s);
 /* A communicator over g (retained) with context ctx and the error handler
  * of parent; on failure the context id is given back. */
 int dmpi_comm_make(dmpi_comm *parent, dmpi_group *g, uint32_t ctx, dmpi_comm **out);

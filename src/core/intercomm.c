@@ -88,11 +88,12 @@ static int leaders_swap_groups(const link_t *link, const dmpi_group *mine, int *
 }
 
 int dmpi_intercomm_create(dmpi_comm *local, int local_leader, dmpi_comm *peer,
-                          int remote_leader, int tag, int leader_status, dmpi_comm **out)
+                          int remote_leader, int tag, int ctx_kind, int leader_status,
+                          dmpi_comm **out)
 {
     *out = NULL;
     dmpi_datatype *i32 = dmpi_dt_builtin(MPI_INT);
-    link_t link = {peer, remote_leader, tag, DMPI_CTX_P2P};
+    link_t link = {peer, remote_leader, tag, ctx_kind};
     bool leader = local->rank == local_leader;
     int hdr[2] = {leader_status, 0}; /* status, size of the remote group */
     int *rworld = NULL;

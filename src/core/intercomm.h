@@ -21,9 +21,12 @@
  * local communicator. peer and remote_leader matter only at local rank
  * local_leader; there leader_status (MPI_SUCCESS or the class of a bad
  * leader-only argument found by the caller) is passed to the whole local
- * group, which then fails with it. */
+ * group, which then fails with it. The leaders talk in peer's context of
+ * kind ctx_kind (DMPI_CTX_P2P for MPI_Intercomm_create, whose tag is the
+ * user's). */
 int dmpi_intercomm_create(dmpi_comm *local, int local_leader, dmpi_comm *peer,
-                          int remote_leader, int tag, int leader_status, dmpi_comm **out);
+                          int remote_leader, int tag, int ctx_kind, int leader_status,
+                          dmpi_comm **out);
 /* MPI_Intercomm_merge: the group that passed high = false comes first; if
  * both passed the same value, the group whose first member has the lower
  * MPI_COMM_WORLD rank does. */
