@@ -1,5 +1,6 @@
 /* MPI environment management: Init, Init_thread, Finalize and the queries
  * about the library, the thread level, time and the processor name. */
+#include "accel/accel.h"
 #include "api/api.h"
 #include "core/attr.h"
 #include "pmi/pmi.h"
@@ -16,6 +17,7 @@ static int init_common(int required, int *provided, const char *fn)
     int rc = dmpi_runtime_init(required, provided);
     if (rc != MPI_SUCCESS)
         dmpi_abort_job(1, "dmpi: %s failed: %s", fn, dmpi_error_class_name(rc));
+    dmpi_accel_init(); /* memory kinds: device backends from DMPI_ACCEL */
     return MPI_SUCCESS;
 }
 
@@ -46,6 +48,7 @@ int PMPI_Finalize(void)
     dmpi_attr_finalize(); /* MPI_COMM_SELF's delete callbacks run first */
     dmpi_bsend_finalize();
     dmpi_runtime_finalize();
+    dmpi_accel_fini();
     dmpi_unlock();
     return MPI_SUCCESS;
 }

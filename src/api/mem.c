@@ -2,7 +2,9 @@
  * is on (any local rank can then copy to or from it directly), else from
  * malloc. Every block handed out is remembered (an open-addressing set of
  * pointers), so MPI_Free_mem of anything else is an error, not a crash. */
+#include "accel/accel.h"
 #include "api/api.h"
+#include "core/info.h"
 #include "transport/shm/heap.h"
 #include "transport/transport.h"
 
@@ -61,6 +63,25 @@ static bool live_remove(void *p)
     return false;
 }
 
+/* The memory kind an MPI_Alloc_mem info asks for: the MPI 4.1 key
+ * mpi_memory_alloc_kinds naming one kind ("system" and "mpi": ordinary
+ * memory; "cuda:device", "cuda:host", "cuda:managed", "emul:device":
+ * device memory of an active backend, docs/accel.md). */
+static int kind_asked(MPI_Info info, int *kind)
+{
+    if (info == MPI_INFO_NULL) return MPI_SUCCESS;
+    char v[MPI_MAX_INFO_VAL + 1];
+    int len = 0;
+    if (!dmpi_info_copy_value(dmpi_info_get(info), "mpi_memory_alloc_kinds", v, sizeof v, &len))
+        return MPI_SUCCESS;
+    *kind = dmpi_mem_kind_from_name(v);
+    if (*kind >= 0) return MPI_SUCCESS;
+    return dmpi_error_noobj(MPI_ERR_INFO, "MPI_Alloc_mem",
+                            "mpi_memory_alloc_kinds \"%s\" is not one kind dmpi allocates "
+                            "(system, mpi, cuda:device, cuda:host, cuda:managed, emul:device)",
+                            v);
+}
+
 int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
 {
     static const char *const FN = "MPI_Alloc_mem";
@@ -68,18 +89,29 @@ int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
     DMPI_CHECK_INFO(NULL, info, FN);
     if (size < 0) return dmpi_error_noobj(MPI_ERR_SIZE, FN, "negative size %ld", (long)size);
     if (!baseptr) return dmpi_error_noobj(MPI_ERR_ARG, FN, "baseptr is NULL");
-    dmpi_lock();
-    void *p = dmpi_heap_alloc((size_t)size);
-    dmpi_unlock();
-    if (!p && posix_memalign(&p, 64, size ? (size_t)size : 1) != 0) p = NULL;
+    int kind = DMPI_MEM_HOST;
+    int rc = kind_asked(info, &kind);
+    if (rc != MPI_SUCCESS) return rc;
+    void *p = NULL;
+    if (kind != DMPI_MEM_HOST) {
+        dmpi_lock();
+        rc = dmpi_accel_dev_alloc((size_t)size, (dmpi_mem_kind)kind, &p);
+        dmpi_unlock();
+        if (rc != MPI_SUCCESS)
+            return dmpi_error_noobj(rc, FN, "cannot allocate %ld bytes of %s: %s", (long)size,
+                                    dmpi_mem_kind_name((dmpi_mem_kind)kind), dmpi_accel_error());
+    } else {
+        dmpi_lock();
+        p = dmpi_heap_alloc((size_t)size);
+        dmpi_unlock();
+        if (!p && posix_memalign(&p, 64, size ? (size_t)size : 1) != 0) p = NULL;
+    }
     if (!p) return dmpi_error_noobj(MPI_ERR_NO_MEM, FN, "cannot allocate %ld bytes", (long)size);
     dmpi_lock();
     bool noted = live_add(p);
+    if (!noted && !dmpi_accel_dev_free(p, &rc) && !dmpi_heap_free(p)) free(p);
     dmpi_unlock();
-    if (!noted) {
-        if (!dmpi_heap_free(p)) free(p);
-        return dmpi_error_noobj(MPI_ERR_NO_MEM, FN, "out of memory");
-    }
+    if (!noted) return dmpi_error_noobj(MPI_ERR_NO_MEM, FN, "out of memory");
     *(void **)baseptr = p;
     return MPI_SUCCESS;
 }
@@ -91,6 +123,12 @@ int PMPI_Free_mem(void *base)
     if (!base) return MPI_SUCCESS;
     dmpi_lock();
     bool known = live_remove(base);
+    int rc = MPI_SUCCESS;
+    if (known && dmpi_accel_dev_free(base, &rc)) { /* device memory */
+        dmpi_unlock();
+        if (rc != MPI_SUCCESS) return dmpi_error_noobj(rc, "MPI_Free_mem", "%s", dmpi_accel_error());
+        return MPI_SUCCESS;
+    }
     if (known) /* registrations of the block must not outlive it */
         dmpi_tp_memory_released(base, dmpi_heap_contains((uint64_t)(uintptr_t)base, 1)
                                           ? dmpi_heap_usable(base)

@@ -235,6 +235,12 @@ typedef struct dmpi_request {
     dmpi_req_poll_fn poll;
     dmpi_req_free_fn on_free;
     void *ext;
+    /* device-memory staging (src/accel/stage.c): on_complete runs just
+     * before the request is marked complete (a receive copies its host
+     * block to the device there); stage is the staging state, released
+     * through on_free */
+    dmpi_req_free_fn on_complete;
+    void *stage;
 } dmpi_request;
 
 dmpi_request *dmpi_request_alloc(dmpi_req_kind kind);

@@ -111,6 +111,7 @@ void dmpi_request_free(dmpi_request *r)
 
 void dmpi_request_complete(dmpi_request *r)
 {
+    if (__builtin_expect(r->on_complete != NULL, 0)) r->on_complete(r);
     atomic_store_explicit(&r->complete, 1, memory_order_release);
     if (r->freed_by_user) dmpi_request_free(r);
 }

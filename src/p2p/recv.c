@@ -10,6 +10,7 @@
  * overflow. A receive using a wildcard that its communicator's info hints
  * rule out fails at once (refuse_wildcard). */
 #include "p2p/p2p.h"
+#include "accel/stage.h"
 #include "core/comm_ops.h"
 
 #include <stdlib.h>
@@ -134,6 +135,9 @@ void dmpi_rndv_pull(dmpi_request *r, int peer, const dmpi_rts_info *info, uint64
 
 void dmpi_recv_from_unexp(dmpi_request *r, dmpi_unexp *u)
 {
+    /* MPI_Mrecv/Imrecv hand their buffer straight to here: device memory
+     * is staged now (the API-level receives arrive with a host copy) */
+    if (__builtin_expect(dmpi_accel_on, 0)) dmpi_stage_recv_request(r);
     dmpi_recv_set_envelope(r, &u->env);
     switch (u->kind) {
     case DMPI_UX_EAGER:
