@@ -1,7 +1,7 @@
 /* MPI communicator entry points: size, rank, dup (and idup, with_info),
- * split, split_type, create, create_group, free, compare, names, info
- * hints, and the intercommunicator calls (create, merge, remote size and
- * group). The collective work is in core/comm_ops.c and core/intercomm.c.
+ * split, split_type, create, create_group, free, disconnect, compare,
+ * names, info hints, and the intercommunicator calls (create, merge,
+ * remote size and group). The collective work is in core/comm_ops.c and core/intercomm.c.
  *
  * Hooks for the attribute and topology code (weak: called when linked in):
  * a duplicate gets the parent's attributes copied (MPI_Comm_dup) and its
@@ -12,7 +12,6 @@
  * MPI_Comm_get_info returns the four with their current values. A
  * duplicate copies the hints (MPI_Comm_dup) or takes those of its info
  * argument (the _with_info forms); it never copies the name. */
-#include "accel/accel.h"
 #include "api/api.h"
 #include "core/comm_ops.h"
 #include "core/group.h"
@@ -195,9 +194,6 @@ int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
     int rc = MPI_SUCCESS;
     for (int i = 0; i < DMPI_NHINTS && rc == MPI_SUCCESS; i++)
         rc = dmpi_info_set_kv(out, dmpi_comm_hint_key(i), e && e->hints[i] ? "true" : "false");
-    /* MPI 4.1 sec. 11.4.3: the memory kinds the library supports */
-    if (rc == MPI_SUCCESS && (c == &dmpi_comm_world_obj || c == &dmpi_comm_self_obj))
-        rc = dmpi_info_set_kv(out, "mpi_memory_alloc_kinds", dmpi_accel_alloc_kinds());
     dmpi_unlock();
     if (rc != MPI_SUCCESS) {
         dmpi_info_free(out);
@@ -346,6 +342,24 @@ int PMPI_Comm_free(MPI_Comm *comm)
     return MPI_SUCCESS;
 }
 DMPI_ALIAS(Comm_free)
+
+/* MPI 4.1 sec. 11.10.4: waits for the communication pending on comm, then
+ * frees it; collective. Allowed on any communicator but the predefined. */
+int PMPI_Comm_disconnect(MPI_Comm *comm)
+{
+    static const char *const FN = "MPI_Comm_disconnect";
+    DMPI_CHECK_INIT(FN);
+    if (!comm) return dmpi_error_noobj(MPI_ERR_ARG, FN, "comm is NULL");
+    dmpi_comm *c;
+    DMPI_GET_COMM(c, *comm, FN);
+    DMPI_CHECK(c, !c->builtin, MPI_ERR_COMM, FN, "%s cannot be disconnected", c->name);
+    dmpi_lock();
+    int rc = dmpi_comm_quiesce(c);
+    dmpi_unlock();
+    if (rc != MPI_SUCCESS) return failed(c, rc, FN);
+    return PMPI_Comm_free(comm);
+}
+DMPI_ALIAS(Comm_disconnect)
 
 /* --------------------------------------------------------------- queries */
 int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)

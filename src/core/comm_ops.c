@@ -1,5 +1,6 @@
 /* Communicator objects and their construction: new/retain/release, dup,
- * split (by color and by node), create, create_group, comparison, and
+ * split (by color and by node), create, create_group, comparison, the
+ * wait of MPI_Comm_disconnect, and
  * the from-group constructors of MPI 4.0 (over MPI_COMM_WORLD's
  * collective context: every process of a job is in it).
  * Constructors agree on a context id over the parent (core/context.c);
@@ -19,6 +20,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 /* ------------------------------------------------------- object lifetime */
@@ -386,6 +388,38 @@ int dmpi_intercomm_from_groups(dmpi_group *lg, int local_leader, dmpi_group *rg,
                                DMPI_CTX_COLL, MPI_SUCCESS, out);
     dmpi_comm_release(l);
     if (rc == MPI_SUCCESS) set_errh(*out, e);
+    return rc;
+}
+
+/* ----------------------------------------------------------- disconnect */
+/* How long dmpi_comm_quiesce waits for a reference that no progress moves
+ * (an inactive persistent request, which is not pending communication). */
+#define QUIET_NS 500000000LL
+
+static long long now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+int dmpi_comm_quiesce(dmpi_comm *c)
+{
+    /* Every member has called it, so every message to us has been sent;
+     * the requests still on c (freed by the user or not) each hold a
+     * reference, and go when they complete. */
+    int rc = dmpi_coll_barrier(c);
+    unsigned idle = 0;
+    long long quiet = now_ns();
+    while (rc == MPI_SUCCESS && c->refcount > 1) {
+        if (dmpi_progress()) {
+            idle = 0;
+            quiet = now_ns();
+        } else {
+            dmpi_progress_idle(&idle);
+            if (now_ns() - quiet > QUIET_NS) break;
+        }
+    }
     return rc;
 }
 

@@ -42,6 +42,10 @@ uint32_t dmpi_stringtag_hash(const char *s);
 /* A communicator over g (retained) with context ctx and the error handler
  * of parent; on failure the context id is given back. */
 int dmpi_comm_make(dmpi_comm *parent, dmpi_group *g, uint32_t ctx, dmpi_comm **out);
+/* MPI_Comm_disconnect's wait (collective over c): a barrier, then progress
+ * until no request refers to c any more; references that no progress
+ * moves for half a second (inactive persistent requests) are left. */
+int dmpi_comm_quiesce(dmpi_comm *c);
 /* MPI_IDENT, MPI_CONGRUENT, MPI_SIMILAR or MPI_UNEQUAL. */
 int dmpi_comm_compare(const dmpi_comm *a, const dmpi_comm *b);
 /* Is every member of g a member of parent's group? */
