@@ -324,40 +324,36 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *ne
 DMPI_ALIAS(Comm_create_group)
 
 /* ------------------------------------------------------------------ free */
-int PMPI_Comm_free(MPI_Comm *comm)
+/* MPI_Comm_free, and MPI_Comm_disconnect (MPI 4.1 sec. 11.10.4, wait:
+ * collective, first waits for the communication pending on comm). */
+static int free_common(MPI_Comm *comm, bool wait, const char *fn)
 {
-    static const char *const FN = "MPI_Comm_free";
-    DMPI_CHECK_INIT(FN);
-    if (!comm) return dmpi_error_noobj(MPI_ERR_ARG, FN, "comm is NULL");
+    DMPI_CHECK_INIT(fn);
+    if (!comm) return dmpi_error_noobj(MPI_ERR_ARG, fn, "comm is NULL");
     dmpi_comm *c;
-    DMPI_GET_COMM(c, *comm, FN);
-    DMPI_CHECK(c, !c->builtin, MPI_ERR_COMM, FN, "%s cannot be freed", c->name);
+    DMPI_GET_COMM(c, *comm, fn);
+    DMPI_CHECK(c, !c->builtin, MPI_ERR_COMM, fn, "%s cannot be freed", c->name);
     dmpi_lock();
-    int rc = dmpi_comm_attr_delete_all ? dmpi_comm_attr_delete_all(c) : MPI_SUCCESS;
+    int rc = wait ? dmpi_comm_quiesce(c) : MPI_SUCCESS;
+    if (rc != MPI_SUCCESS) {
+        dmpi_unlock();
+        return failed(c, rc, fn);
+    }
+    rc = dmpi_comm_attr_delete_all ? dmpi_comm_attr_delete_all(c) : MPI_SUCCESS;
     if (rc == MPI_SUCCESS) dmpi_comm_release(c);
     dmpi_unlock();
     if (rc != MPI_SUCCESS)
-        return dmpi_error(c, dmpi_error_class_of(rc), FN, "an attribute delete callback failed");
+        return dmpi_error(c, dmpi_error_class_of(rc), fn, "an attribute delete callback failed");
     *comm = MPI_COMM_NULL;
     return MPI_SUCCESS;
 }
+
+int PMPI_Comm_free(MPI_Comm *comm) { return free_common(comm, false, "MPI_Comm_free"); }
 DMPI_ALIAS(Comm_free)
 
-/* MPI 4.1 sec. 11.10.4: waits for the communication pending on comm, then
- * frees it; collective. Allowed on any communicator but the predefined. */
 int PMPI_Comm_disconnect(MPI_Comm *comm)
 {
-    static const char *const FN = "MPI_Comm_disconnect";
-    DMPI_CHECK_INIT(FN);
-    if (!comm) return dmpi_error_noobj(MPI_ERR_ARG, FN, "comm is NULL");
-    dmpi_comm *c;
-    DMPI_GET_COMM(c, *comm, FN);
-    DMPI_CHECK(c, !c->builtin, MPI_ERR_COMM, FN, "%s cannot be disconnected", c->name);
-    dmpi_lock();
-    int rc = dmpi_comm_quiesce(c);
-    dmpi_unlock();
-    if (rc != MPI_SUCCESS) return failed(c, rc, FN);
-    return PMPI_Comm_free(comm);
+    return free_common(comm, true, "MPI_Comm_disconnect");
 }
 DMPI_ALIAS(Comm_disconnect)
 

@@ -459,20 +459,29 @@ static void start(dmpi_request *r)
     if (!sched_poll(r)) dmpi_progress_register(r);
 }
 
+dmpi_request *dmpi_coll_hooked_request(dmpi_comm *comm, void *ext, dmpi_req_poll_fn poll,
+                                       dmpi_req_free_fn on_free)
+{
+    dmpi_request *r = dmpi_request_alloc(DMPI_REQ_COLL);
+    if (!r) return NULL;
+    r->comm = comm;
+    dmpi_comm_retain(comm);
+    r->comm_ref = true;
+    r->ext = ext;
+    r->poll = poll;
+    r->on_free = on_free;
+    return r;
+}
+
 int dmpi_sched_post(dmpi_sched *s, dmpi_comm *comm, bool persistent, dmpi_request **out)
 {
     int rc = prepare(s);
-    dmpi_request *r = rc == MPI_SUCCESS ? dmpi_request_alloc(DMPI_REQ_COLL) : NULL;
+    dmpi_request *r =
+        rc == MPI_SUCCESS ? dmpi_coll_hooked_request(comm, s, sched_poll, sched_on_free) : NULL;
     if (!r) {
         dmpi_sched_free(s);
         return rc != MPI_SUCCESS ? rc : MPI_ERR_NO_MEM;
     }
-    r->comm = comm;
-    dmpi_comm_retain(comm);
-    r->comm_ref = true;
-    r->ext = s;
-    r->poll = sched_poll;
-    r->on_free = sched_on_free;
     r->persistent = persistent;
     *out = r;
     if (!persistent) start(r);

@@ -71,6 +71,10 @@ void dmpi_sched_hold_op(dmpi_sched *s, dmpi_op *op);
 
 /* Blocking: runs s to completion and frees it; returns the first error. */
 int dmpi_sched_run(dmpi_sched *s);
+/* A request of kind DMPI_REQ_COLL on comm (which it holds) whose poll hook
+ * and free hook are given, ext their state; NULL when out of memory. */
+dmpi_request *dmpi_coll_hooked_request(dmpi_comm *comm, void *ext, dmpi_req_poll_fn poll,
+                                       dmpi_req_free_fn on_free);
 /* Driven by the caller (a request of its own whose poll hook drives one
  * schedule after another, core/comm_idup.c): dmpi_sched_begin starts s
  * (returns a build error, if any); dmpi_sched_test advances it and returns

@@ -189,7 +189,8 @@ int dmpi_comm_idup_start(dmpi_comm *parent, dmpi_comm *shell, dmpi_request **out
     idup *d = calloc(1, sizeof *d);
     int words = dmpi_context_map_words();
     if (d) d->buf = malloc(2 * (size_t)words * sizeof *d->buf);
-    dmpi_request *r = d && d->buf ? dmpi_request_alloc(DMPI_REQ_COLL) : NULL;
+    dmpi_request *r = d && d->buf ? dmpi_coll_hooked_request(parent, d, idup_poll, idup_on_free)
+                                  : NULL;
     if (!r) {
         if (d) free(d->buf);
         free(d);
@@ -204,12 +205,6 @@ int dmpi_comm_idup_start(dmpi_comm *parent, dmpi_comm *shell, dmpi_request **out
     d->nstages = d->inter ? 2 : 1;
     if (d->inter) d->itag = dmpi_coll_tag(d->inter);
     d->tag = dmpi_coll_tag(d->group);
-    r->comm = parent;
-    dmpi_comm_retain(parent);
-    r->comm_ref = true;
-    r->ext = d;
-    r->poll = idup_poll;
-    r->on_free = idup_on_free;
     r->active = true;
     int rc = start_map(d);
     if (rc != MPI_SUCCESS) {
