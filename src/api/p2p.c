@@ -156,7 +156,7 @@ recv_body(const char *fn, void *buf, MPI_Count count, dmpi_datatype *dt, int sou
     }
     dmpi_unlock();
     if (rc == MPI_ERR_NO_MEM) return dmpi_error(c, rc, fn, "out of memory for a request");
-    if (rc == MPI_ERR_BUFFER) return dmpi_stage_error(c, rc, fn, "receive buffer");
+    if (sp && rc == MPI_ERR_BUFFER) return dmpi_stage_error(c, rc, fn, "receive buffer");
     return recv_result(c, rc, fn, &st);
 }
 
@@ -388,7 +388,7 @@ sendrecv_body(const char *fn, const void *sbuf, MPI_Count scount, dmpi_datatype 
     }
     dmpi_unlock();
     if (rc == MPI_ERR_NO_MEM) return dmpi_error(c, rc, fn, "out of memory for a request");
-    if (rc == MPI_ERR_BUFFER) return dmpi_stage_error(c, rc, fn, "receive buffer");
+    if (rsp && rc == MPI_ERR_BUFFER) return dmpi_stage_error(c, rc, fn, "receive buffer");
     return recv_result(c, rc, fn, &st);
 }
 
@@ -483,7 +483,8 @@ static int replace_common(const char *fn, void *buf, MPI_Count count, MPI_Dataty
     if (rc == MPI_SUCCESS) rc = check_recv(fn, buf, count, type, source, rtag, comm, &c, &dt);
     if (rc != MPI_SUCCESS) return rc;
     dmpi_stage *stage = NULL; /* device memory: both directions through one host copy */
-    if (__builtin_expect(dmpi_stage_wanted(buf, count, dt), 0)) {
+    bool staged = dmpi_stage_wanted(buf, count, dt);
+    if (__builtin_expect(staged, 0)) {
         stage = dmpi_stage_new(true, buf, count, dt, &buf, &rc);
         if (stage && dt->contiguous) rc = dmpi_stage_refresh(stage);
         if (rc != MPI_SUCCESS) {
@@ -524,7 +525,7 @@ static int replace_common(const char *fn, void *buf, MPI_Count count, MPI_Dataty
     free(tmp);
     dmpi_stage_free(stage);
     if (rc == MPI_ERR_NO_MEM) return dmpi_error(c, rc, fn, "out of memory for a request");
-    if (rc == MPI_ERR_BUFFER) return dmpi_stage_error(c, rc, fn, "buffer");
+    if (staged && rc == MPI_ERR_BUFFER) return dmpi_stage_error(c, rc, fn, "buffer");
     return recv_result(c, rc, fn, &st);
 }
 

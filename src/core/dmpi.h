@@ -214,6 +214,10 @@ typedef struct dmpi_request {
     _Atomic int complete;     /* set when the operation is finished */
     bool persistent, active, cancelled, freed_by_user;
     bool comm_ref;            /* holds a reference on comm */
+    /* runs just before the request is marked complete, next to `complete`
+     * so that testing it costs no other cache line (a staged receive
+     * copies its host block to the device there, src/accel/stage.c) */
+    void (*on_complete)(struct dmpi_request *r);
     MPI_Status status;
     /* point-to-point operation */
     void *buf;
@@ -235,12 +239,7 @@ typedef struct dmpi_request {
     dmpi_req_poll_fn poll;
     dmpi_req_free_fn on_free;
     void *ext;
-    /* device-memory staging (src/accel/stage.c): on_complete runs just
-     * before the request is marked complete (a receive copies its host
-     * block to the device there); stage is the staging state, released
-     * through on_free */
-    dmpi_req_free_fn on_complete;
-    void *stage;
+    void *stage;              /* device-memory staging state (src/accel/stage.c) */
 } dmpi_request;
 
 dmpi_request *dmpi_request_alloc(dmpi_req_kind kind);
