@@ -12,6 +12,7 @@
  * MPI_Comm_get_info returns the four with their current values. A
  * duplicate copies the hints (MPI_Comm_dup) or takes those of its info
  * argument (the _with_info forms); it never copies the name. */
+#include "accel/accel.h"
 #include "api/api.h"
 #include "core/comm_ops.h"
 #include "core/group.h"
@@ -194,6 +195,9 @@ int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
     int rc = MPI_SUCCESS;
     for (int i = 0; i < DMPI_NHINTS && rc == MPI_SUCCESS; i++)
         rc = dmpi_info_set_kv(out, dmpi_comm_hint_key(i), e && e->hints[i] ? "true" : "false");
+    /* MPI 4.1 sec. 11.4.3: the memory kinds the library supports */
+    if (rc == MPI_SUCCESS && (c == &dmpi_comm_world_obj || c == &dmpi_comm_self_obj))
+        rc = dmpi_info_set_kv(out, "mpi_memory_alloc_kinds", dmpi_accel_alloc_kinds());
     dmpi_unlock();
     if (rc != MPI_SUCCESS) {
         dmpi_info_free(out);
