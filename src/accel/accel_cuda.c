@@ -124,7 +124,8 @@ static void cuda_fini(void)
 
 static bool cuda_classify(const void *p, dmpi_mem_info *info)
 {
-    unsigned int type = 0, managed = 0;
+    unsigned int type = 0;
+    unsigned long long managed = 0; /* a boolean: wide enough whatever width the driver writes */
     int ordinal = -1;
     unsigned long long id = 0;
     CUpointer_attribute attrs[] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
@@ -132,8 +133,10 @@ static bool cuda_classify(const void *p, dmpi_mem_info *info)
                                    CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
                                    CU_POINTER_ATTRIBUTE_BUFFER_ID};
     void *vals[] = {&type, &managed, &ordinal, &id};
-    if (cu.PointerGetAttributes(4, attrs, vals, (CUdeviceptr)(uintptr_t)p) != CUDA_SUCCESS)
-        return false; /* not something the driver knows */
+    CUresult r = cu.PointerGetAttributes(4, attrs, vals, (CUdeviceptr)(uintptr_t)p);
+    if (r == CUDA_ERROR_INVALID_CONTEXT && ensure_ctx() == MPI_SUCCESS) /* a new thread */
+        r = cu.PointerGetAttributes(4, attrs, vals, (CUdeviceptr)(uintptr_t)p);
+    if (r != CUDA_SUCCESS) return false; /* not something the driver knows: host memory */
     dmpi_mem_kind k;
     if (managed) k = DMPI_MEM_CUDA_MANAGED;
     else if (type == CU_MEMORYTYPE_DEVICE) k = DMPI_MEM_CUDA_DEVICE;

@@ -1,7 +1,7 @@
 /* p2p_device: point-to-point with (emulated) device buffers on either side.
  *
  * Under DMPI_ACCEL=emul (set here before MPI_Init unless the environment
- * says otherwise) every send and receive form runs with all four
+ * says otherwise; DMPI_TEST_DEVICE=cuda runs it on a GPU instead) every send and receive form runs with all four
  * combinations of device and host buffers: blocking, nonblocking,
  * synchronous, ready, buffered, persistent (started twice, the data
  * changed in between), Sendrecv, Isendrecv, Sendrecv_replace, Mprobe/Mrecv
@@ -97,6 +97,7 @@ static void check_buf(const t_dbuf *b, const ttype *t, MPI_Count count, unsigned
                       const char *what)
 {
     size_t n = span(t, count);
+    t_dbuf_pull(b);
     char *ref = expected(t, count, seed);
     size_t bad = 0, first = 0;
     for (size_t i = 0; i < n; i++)
@@ -138,6 +139,7 @@ static void one_way(const round *r, int peer, bool is_send)
     if (is_send) {
         unsigned seed = seed_of(r, t_rank);
         fill(b.rw, n, seed);
+        t_dbuf_push(&b);
         int tok;
         switch (r->var) {
         case V_SEND: MPI_CHK(MPI_Send(b.user, (int)c, ty, peer, r->tag, w)); break;
@@ -158,6 +160,7 @@ static void one_way(const round *r, int peer, bool is_send)
             else MPI_CHK(MPI_Bsend_init(b.user, (int)c, ty, peer, r->tag, w, &q));
             for (int k = 0; k < 2; k++) { /* the second start sends the new contents */
                 fill(b.rw, n, seed + (unsigned)k);
+                t_dbuf_push(&b);
                 MPI_CHK(MPI_Start(&q));
                 MPI_CHK(MPI_Wait(&q, MPI_STATUS_IGNORE));
             }
@@ -168,6 +171,7 @@ static void one_way(const round *r, int peer, bool is_send)
         }
         if (q != MPI_REQUEST_NULL) MPI_CHK(MPI_Wait(&q, MPI_STATUS_IGNORE));
         /* a send leaves its buffer alone */
+        t_dbuf_pull(&b);
         char *orig = malloc(n + 1);
         fill(orig, n, r->var == V_PERSIST || r->var == V_BPERSIST ? seed + 1 : seed);
         CHECK(n == 0 || memcmp(orig, b.rw, n) == 0, "%s: the send changed its buffer", r->what);
@@ -175,6 +179,7 @@ static void one_way(const round *r, int peer, bool is_send)
     } else {
         unsigned seed = seed_of(r, peer);
         memset(b.rw, 0xEE, n);
+        t_dbuf_push(&b);
         MPI_Message m;
         int flag = 0, tok = 1;
         switch (r->var) {
@@ -195,6 +200,7 @@ static void one_way(const round *r, int peer, bool is_send)
             MPI_CHK(MPI_Recv_init(b.user, (int)c, ty, peer, r->tag, w, &q));
             for (int k = 0; k < 2; k++) {
                 memset(b.rw, 0xEE, n);
+                t_dbuf_push(&b);
                 MPI_CHK(MPI_Start(&q));
                 MPI_CHK(MPI_Wait(&q, &st));
                 if (k == 0) check_buf(&b, r->t, c, seed, r->what);
@@ -231,6 +237,7 @@ static void exchange(const round *r, int peer, bool first)
     if (r->var == V_REPLACE) { /* the first of the pair holds sdev memory, the other rdev */
         t_dbuf b = t_dbuf_new(n, first ? r->sdev : r->rdev);
         fill(b.rw, n, seed_of(r, t_rank));
+        t_dbuf_push(&b);
         char *ref = expected(r->t, c, seed_of(r, peer)), *mine = malloc(n + 1);
         char *other = expected_with(r->t, c, seed_of(r, peer), 0x11);
         fill(mine, n, seed_of(r, t_rank)); /* the holes keep the buffer's own bytes */
@@ -238,6 +245,7 @@ static void exchange(const round *r, int peer, bool first)
             if (ref[i] != other[i]) ref[i] = mine[i];
         free(other);
         MPI_CHK(MPI_Sendrecv_replace(b.user, (int)c, ty, peer, r->tag, peer, r->tag, w, &st));
+        t_dbuf_pull(&b);
         size_t bad = 0;
         for (size_t i = 0; i < n; i++) bad += b.rw[i] != ref[i];
         CHECK(bad == 0, "%s: %zu of %zu bytes wrong", r->what, bad, n);
@@ -250,6 +258,8 @@ static void exchange(const round *r, int peer, bool first)
     t_dbuf s = t_dbuf_new(n, r->sdev), d = t_dbuf_new(n, r->rdev);
     fill(s.rw, n, seed_of(r, t_rank));
     memset(d.rw, 0xEE, n);
+    t_dbuf_push(&s);
+    t_dbuf_push(&d);
     if (r->var == V_SENDRECV) {
         MPI_CHK(MPI_Sendrecv(s.user, (int)c, ty, peer, r->tag, d.user, (int)c, ty, peer, r->tag,
                              w, &st));
