@@ -13,10 +13,14 @@
  *  5. an idup outstanding while MPI_Comm_create_group runs on the parent;
  *  6. three idups of one communicator at once, completed in reverse order;
  *  7. attributes copied as at the time of the call;
- *  8. on an intercommunicator (two halves of MPI_COMM_WORLD).
+ *  8. on an intercommunicator (two halves of MPI_COMM_WORLD);
+ *  9. blocking MPI_Comm_dup and MPI_Comm_split while idups are pending;
+ * 10. the parent freed while the idup is pending.
  * Each new communicator is checked: congruent to its parent, and an
  * allreduce and a ring exchange work on it. Issue 22 (2). */
 #include "common.h"
+
+static const int vals[3] = {0, 1, 2}; /* send buffers of the isolation checks */
 
 /* c is a working duplicate of parent. */
 static void check_dup(MPI_Comm parent, MPI_Comm c, const char *what)
@@ -164,12 +168,61 @@ static void same_parent(void)
             MPI_Request q[6];
             for (int i = 0; i < 3; i++)
                 MPI_CHK(MPI_Irecv(&got[i], 1, MPI_INT, peer, 0, c[i], &q[i]));
-            for (int i = 2; i >= 0; i--) MPI_CHK(MPI_Isend(&i, 1, MPI_INT, peer, 0, c[i], &q[3 + i]));
+            for (int i = 2; i >= 0; i--)
+                MPI_CHK(MPI_Isend(&vals[i], 1, MPI_INT, peer, 0, c[i], &q[3 + i]));
             MPI_CHK(MPI_Waitall(6, q, MPI_STATUSES_IGNORE));
             for (int i = 0; i < 3; i++) CHECK(got[i] == i, "same parent: got[%d] = %d", i, got[i]);
         }
     }
     for (int i = 0; i < 3; i++) MPI_CHK(MPI_Comm_free(&c[i]));
+}
+
+/* Blocking constructors on the parent while idups are pending: both
+ * agree on context ids at once and must end with different ones. */
+static void with_blocking_dup(void)
+{
+    MPI_Comm c[2], d, s;
+    MPI_Request r[2];
+    MPI_CHK(MPI_Comm_idup(MPI_COMM_WORLD, &c[0], &r[0]));
+    MPI_CHK(MPI_Comm_dup(MPI_COMM_WORLD, &d));
+    MPI_CHK(MPI_Comm_idup(d, &c[1], &r[1]));
+    MPI_CHK(MPI_Comm_split(MPI_COMM_WORLD, t_rank % 2, 0, &s));
+    MPI_CHK(MPI_Waitall(2, r, MPI_STATUSES_IGNORE));
+    check_dup(MPI_COMM_WORLD, c[0], "blocking dup");
+    check_dup(d, c[1], "blocking dup 2");
+    check_dup(MPI_COMM_WORLD, d, "blocking dup 3");
+    MPI_Comm all[3] = {c[0], c[1], d};
+    if (t_size > 1) { /* a message on one is not received on the others */
+        int peer = t_rank ^ 1;
+        if (peer < t_size) {
+            int got[3] = {-1, -1, -1};
+            MPI_Request q[6];
+            for (int i = 0; i < 3; i++)
+                MPI_CHK(MPI_Irecv(&got[i], 1, MPI_INT, peer, 0, all[i], &q[i]));
+            for (int i = 2; i >= 0; i--)
+                MPI_CHK(MPI_Isend(&vals[i], 1, MPI_INT, peer, 0, all[i], &q[3 + i]));
+            MPI_CHK(MPI_Waitall(6, q, MPI_STATUSES_IGNORE));
+            for (int i = 0; i < 3; i++)
+                CHECK(got[i] == i, "blocking dup: got[%d] = %d", i, got[i]);
+        }
+    }
+    for (int i = 0; i < 2; i++) MPI_CHK(MPI_Comm_free(&c[i]));
+    MPI_CHK(MPI_Comm_free(&d));
+    MPI_CHK(MPI_Comm_free(&s));
+}
+
+/* MPI_Comm_free marks the parent for deallocation; the pending idup still
+ * completes (sec. 7.4.3: operations pending on it complete normally). */
+static void parent_freed(void)
+{
+    MPI_Comm p, c;
+    MPI_Request r;
+    MPI_CHK(MPI_Comm_dup(MPI_COMM_WORLD, &p));
+    MPI_CHK(MPI_Comm_idup(p, &c, &r));
+    MPI_CHK(MPI_Comm_free(&p));
+    MPI_CHK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+    check_dup(MPI_COMM_WORLD, c, "parent freed");
+    MPI_CHK(MPI_Comm_free(&c));
 }
 
 static int copy_fn(MPI_Comm c, int key, void *extra, void *in, void *out, int *flag)
@@ -234,6 +287,8 @@ int main(int argc, char **argv)
     with_collectives();
     with_create_group();
     same_parent();
+    with_blocking_dup();
+    parent_freed();
     attributes();
     intercomm();
     return t_finish();
