@@ -17,6 +17,9 @@ enum { MAX_BACKENDS = 2 };
 static const dmpi_accel_ops *active[MAX_BACKENDS];
 static int nactive;
 static bool inited;
+/* The backend whose pinned blocks staging uses: kept after fini, so that a
+ * block freed late goes back where it came from. */
+static const dmpi_accel_ops *pinned_ops = &dmpi_accel_host_ops;
 static bool cuda_found;
 static char kinds_value[128] = "system,mpi";
 static _Thread_local char last_error[256];
@@ -54,6 +57,7 @@ void dmpi_accel_init(void)
         if (nactive > before) strcat(kinds_value, ",emul:device");
     }
     dmpi_accel_on = nactive > 0;
+    pinned_ops = nactive ? active[0] : &dmpi_accel_host_ops;
 }
 
 void dmpi_accel_fini(void)
@@ -213,18 +217,15 @@ bool dmpi_accel_dev_free(void *p, int *rc)
     return true;
 }
 
-/* Staging blocks come from the first active backend that pins. */
+/* Staging blocks come from the first active backend (CUDA pins them). */
 void *dmpi_accel_pinned_alloc(size_t n)
 {
     void *p = NULL;
-    const dmpi_accel_ops *b = nactive ? active[0] : &dmpi_accel_host_ops;
-    if (b->pinned_alloc(n, &p) != MPI_SUCCESS) p = NULL;
+    if (pinned_ops->pinned_alloc(n, &p) != MPI_SUCCESS) p = NULL;
     return p;
 }
 
 void dmpi_accel_pinned_free(void *p, size_t n)
 {
-    if (!p) return;
-    const dmpi_accel_ops *b = nactive ? active[0] : &dmpi_accel_host_ops;
-    b->pinned_free(p, n);
+    if (p) pinned_ops->pinned_free(p, n);
 }

@@ -113,13 +113,14 @@ static bool cuda_init(void)
     return true;
 }
 
+/* The library stays loaded and the primary context retained: a staging
+ * block freed after MPI_Finalize (a persistent request the program never
+ * freed) still goes to cuMemFreeHost. */
 static void cuda_fini(void)
 {
     if (!lib) return;
     if (stream) cu.StreamDestroy(stream);
     stream = NULL;
-    cu.PrimaryCtxRelease(dev);
-    unload();
 }
 
 static bool cuda_classify(const void *p, dmpi_mem_info *info)
