@@ -17,9 +17,9 @@ enum { MAX_BACKENDS = 2 };
 static const dmpi_accel_ops *active[MAX_BACKENDS];
 static int nactive;
 static bool inited;
-/* The backend whose pinned blocks staging uses: kept after fini, so that a
- * block freed late goes back where it came from. */
-static const dmpi_accel_ops *pinned_ops = &dmpi_accel_host_ops;
+/* The backend whose pinned blocks staging uses (pool.c): kept after fini,
+ * so that a block freed late goes back where it came from. */
+const dmpi_accel_ops *dmpi_accel_pinned_ops = &dmpi_accel_host_ops;
 static bool cuda_found;
 static char kinds_value[128] = "system,mpi";
 static _Thread_local char last_error[256];
@@ -57,11 +57,12 @@ void dmpi_accel_init(void)
         if (nactive > before) strcat(kinds_value, ",emul:device");
     }
     dmpi_accel_on = nactive > 0;
-    pinned_ops = nactive ? active[0] : &dmpi_accel_host_ops;
+    dmpi_accel_pinned_ops = nactive ? active[0] : &dmpi_accel_host_ops;
 }
 
 void dmpi_accel_fini(void)
 {
+    dmpi_accel_pool_drain();
     dmpi_accel_on = false;
     for (int i = 0; i < nactive; i++) active[i]->fini();
     nactive = 0;
@@ -215,17 +216,4 @@ bool dmpi_accel_dev_free(void *p, int *rc)
     if (!b) return false;
     *rc = b->dev_free(p);
     return true;
-}
-
-/* Staging blocks come from the first active backend (CUDA pins them). */
-void *dmpi_accel_pinned_alloc(size_t n)
-{
-    void *p = NULL;
-    if (pinned_ops->pinned_alloc(n, &p) != MPI_SUCCESS) p = NULL;
-    return p;
-}
-
-void dmpi_accel_pinned_free(void *p, size_t n)
-{
-    if (p) pinned_ops->pinned_free(p, n);
 }

@@ -114,9 +114,13 @@ bool dmpi_accel_dev_free(void *p, int *rc);
  * DMPI_MEM_HOST for "system" and "mpi"; -1 when unknown. */
 int dmpi_mem_kind_from_name(const char *s);
 
-/* Staging blocks: pinned where the active backend can pin. */
+/* Staging blocks (pool.c): pinned where the active backend can pin, kept
+ * in a small cache by size class, since pinning costs far more than a
+ * copy. n must be the same in both calls. */
 void *dmpi_accel_pinned_alloc(size_t n);
 void dmpi_accel_pinned_free(void *p, size_t n);
+void dmpi_accel_pool_drain(void);       /* frees every cached block */
+extern const dmpi_accel_ops *dmpi_accel_pinned_ops;
 
 /* The value of the mpi_memory_alloc_kinds info key. */
 const char *dmpi_accel_alloc_kinds(void);

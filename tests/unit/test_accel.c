@@ -7,7 +7,7 @@
  *     block's end fails with MPI_ERR_BUFFER and a message;
  *   - the mpi_memory_alloc_kinds value follows what is on;
  *   - the staging helper makes a host copy of a device span and copies a
- *     receive back. */
+ *     receive back; staging blocks are reused by size class. */
 #include "accel/accel.h"
 #include "accel/stage.h"
 
@@ -88,6 +88,15 @@ static void check_emul(void)
               "the copy back moved the wrong bytes");
         dmpi_stage_free(s);
     }
+
+    /* staging blocks are kept for reuse by size class */
+    void *p1 = dmpi_accel_pinned_alloc(5000);
+    CHECK(p1 != NULL, "no staging block");
+    memset(p1, 1, 8192); /* the block is the whole class (8 KiB) */
+    dmpi_accel_pinned_free(p1, 5000);
+    void *p2 = dmpi_accel_pinned_alloc(6000);
+    CHECK(p2 == p1, "a freed staging block of the same class was not reused");
+    dmpi_accel_pinned_free(p2, 6000);
 
     uint64_t old = ia.buffer_id;
     int frc = 0;
