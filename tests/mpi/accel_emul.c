@@ -9,7 +9,9 @@
  *     MPI_Free_mem one not at the start of a block (MPI_ERR_BASE);
  *   - a send whose datatype runs past the end of a device block fails
  *     with MPI_ERR_BUFFER saying it is device memory, no crash;
- *   - messages to self between device and host buffers arrive intact. */
+ *   - messages to self between device and host buffers arrive intact;
+ *     short, truncated and cancelled receives into device memory touch
+ *     only the bytes they should. */
 #include "emul_mem.h"
 
 #include <signal.h>
@@ -106,6 +108,54 @@ static void check_self(size_t n)
     }
 }
 
+/* Receives into device memory that do not fill it: a short message
+ * leaves the rest of the buffer alone, a truncated one delivers what fits
+ * (MPI_ERR_TRUNCATE), a cancelled receive changes nothing. */
+static void check_partial(void)
+{
+    enum { N = 1000, SHORT = 100 };
+    t_dbuf s = t_dbuf_new(N, 0), r = t_dbuf_new(N, 1);
+    for (int i = 0; i < N; i++) s.rw[i] = (char)(i + 1);
+    memset(r.rw, 0x77, N);
+    t_dbuf_push(&r);
+    MPI_Status st;
+    MPI_CHK(MPI_Sendrecv(s.user, SHORT, MPI_BYTE, t_rank, 6, r.user, N, MPI_BYTE, t_rank, 6,
+                         MPI_COMM_WORLD, &st));
+    t_dbuf_pull(&r);
+    int bad = 0;
+    for (int i = 0; i < N; i++) bad += r.rw[i] != (i < SHORT ? (char)(i + 1) : (char)0x77);
+    CHECK(bad == 0, "a short message into device memory: %d bytes wrong", bad);
+
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    memset(r.rw, 0x77, N);
+    t_dbuf_push(&r);
+    MPI_Request q;
+    MPI_CHK(MPI_Isend(s.user, N, MPI_BYTE, t_rank, 7, MPI_COMM_WORLD, &q));
+    int rc = MPI_Recv(r.user, SHORT, MPI_BYTE, t_rank, 7, MPI_COMM_WORLD, &st);
+    CHECK(t_class(rc) == MPI_ERR_TRUNCATE, "truncation gave %s", t_errstr(rc));
+    MPI_CHK(MPI_Wait(&q, MPI_STATUS_IGNORE));
+    t_dbuf_pull(&r);
+    bad = 0;
+    for (int i = 0; i < N; i++) bad += r.rw[i] != (i < SHORT ? (char)(i + 1) : (char)0x77);
+    CHECK(bad == 0, "a truncated message into device memory: %d bytes wrong", bad);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+
+    memset(r.rw, 0x55, N);
+    t_dbuf_push(&r);
+    MPI_CHK(MPI_Irecv(r.user, N, MPI_BYTE, t_rank, 8, MPI_COMM_WORLD, &q));
+    MPI_CHK(MPI_Cancel(&q));
+    MPI_CHK(MPI_Wait(&q, &st));
+    int cancelled = 0;
+    MPI_Test_cancelled(&st, &cancelled);
+    CHECK(cancelled, "a receive nobody sends to was not cancelled");
+    t_dbuf_pull(&r);
+    bad = 0;
+    for (int i = 0; i < N; i++) bad += r.rw[i] != (char)0x55;
+    CHECK(bad == 0, "a cancelled receive changed %d bytes of device memory", bad);
+    t_dbuf_free(&s);
+    t_dbuf_free(&r);
+}
+
 int main(int argc, char **argv)
 {
     t_emul_request();
@@ -123,5 +173,6 @@ int main(int argc, char **argv)
     check_errors();
     check_self(8);
     check_self(1 << 20);
+    check_partial();
     return t_finish();
 }
