@@ -39,12 +39,24 @@ static void activate(const dmpi_accel_ops *ops)
     if (nactive < MAX_BACKENDS && ops->init()) active[nactive++] = ops;
 }
 
+/* Says so on stderr when DMPI_ACCEL has a word dmpi does not know. */
+static void check_words(const char *want)
+{
+    char buf[128];
+    snprintf(buf, sizeof buf, "%s", want);
+    for (char *save = NULL, *w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save))
+        if (strcmp(w, "auto") && strcmp(w, "none") && strcmp(w, "cuda") && strcmp(w, "emul"))
+            fprintf(stderr, "dmpi: DMPI_ACCEL: unknown backend \"%s\" ignored "
+                            "(auto, none, cuda, emul)\n", w);
+}
+
 void dmpi_accel_init(void)
 {
     if (inited) return;
     inited = true;
     const char *want = getenv("DMPI_ACCEL");
     if (!want || !*want) want = "auto";
+    check_words(want);
     bool all = strcmp(want, "auto") == 0;
     if (strcmp(want, "none") != 0 && (all || strstr(want, "cuda"))) {
         activate(&dmpi_accel_cuda_ops);
