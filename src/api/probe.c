@@ -76,6 +76,7 @@ static int probe_common(const char *fn, int source, int tag, MPI_Comm comm, int 
         *message = MPI_MESSAGE_NULL;
     }
     dmpi_unlock();
+    if (flag) dmpi_poll_result(u != NULL);
     return MPI_SUCCESS;
 }
 

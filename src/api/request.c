@@ -112,6 +112,7 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
     *flag = is_done(r);
     if (*flag) err = finish(request, r, status);
     dmpi_unlock();
+    dmpi_poll_result(*flag);
     return report(r, c, err, FN);
 }
 DMPI_ALIAS(Test)
@@ -219,6 +220,7 @@ static int testall_common(int count, MPI_Request reqs[], int *flag, MPI_Status s
         dmpi_comm *errc = NULL;
         if (*flag) rc = finish_all(count, reqs, objs, statuses, keep, &errc);
         dmpi_unlock();
+        dmpi_poll_result(*flag);
         if (rc != MPI_SUCCESS) rc = in_status_error(errc, rc, FN);
     }
     FREE_OBJS();
@@ -280,6 +282,7 @@ static int any_common(int count, MPI_Request reqs[], int *index, int *flag, MPI_
             rc = finish_keep(&reqs[i], objs[i], status, keep);
         }
         dmpi_unlock();
+        if (!block) dmpi_poll_result(i != -1);
         rc = report(NULL, c, rc, fn);
     }
     FREE_OBJS();
@@ -351,6 +354,7 @@ static int some_common(int incount, MPI_Request reqs[], int *outcount, int indic
             if (any_err) rc = MPI_ERR_IN_STATUS;
         }
         dmpi_unlock();
+        if (!block) dmpi_poll_result(i != -1);
         if (rc != MPI_SUCCESS) rc = in_status_error(errc, rc, fn);
     }
     FREE_OBJS();
@@ -459,6 +463,7 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
     *flag = is_done(r);
     if (*flag) finish_keep(&request, r, status, true);
     dmpi_unlock();
+    dmpi_poll_result(*flag);
     return MPI_SUCCESS;
 }
 DMPI_ALIAS(Request_get_status)

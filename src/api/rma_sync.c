@@ -134,6 +134,7 @@ int PMPI_Win_test(MPI_Win win, int *flag)
     dmpi_lock();
     int rc = dmpi_rma_wait(w, true, flag, &why);
     dmpi_unlock();
+    if (rc == MPI_SUCCESS) dmpi_poll_result(*flag);
     return finish(w, rc, why, FN);
 }
 DMPI_ALIAS(Win_test)

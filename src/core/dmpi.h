@@ -284,6 +284,20 @@ int dmpi_progress(void);
 void dmpi_progress_wait_flag(_Atomic int *flag);
 /* Called by a waiting loop each idle iteration: adaptive spin/yield/sleep. */
 void dmpi_progress_idle(unsigned *idle_iterations);
+/* A call that may return having completed nothing (MPI_Test*, MPI_Iprobe,
+ * MPI_Win_test, ...) reports each poll, outside the big lock: after
+ * dmpi_poll_yield_after of them in a row, the processor is given up when
+ * cores are contended; one that found something starts the count again. */
+extern _Thread_local unsigned dmpi_poll_empty_run;
+extern unsigned dmpi_poll_yield_after;
+void dmpi_poll_yield(void);
+static inline void dmpi_poll_result(bool found)
+{
+    if (found) dmpi_poll_empty_run = 0;
+    else if (++dmpi_poll_empty_run >= dmpi_poll_yield_after) dmpi_poll_yield();
+}
+/* Ranks share processors, or this one was preempted lately. */
+bool dmpi_cores_contended(void);
 /* Adds a request whose r->poll hook the progress engine calls until it
  * returns 1 (then the hook must have completed the request). */
 void dmpi_progress_register(dmpi_request *r);

@@ -87,6 +87,7 @@ typedef struct dmpi_p2p_state {
     uint64_t frag_max;     /* payload bytes per ring packet */
     uint64_t offer_min;    /* receives this large offer their buffer */
     uint64_t self_eager_max;
+    uint64_t local_max;    /* standard sends this large complete without the receiver */
     uint64_t coop_min, coop_chunk; /* cooperative copy of large rendezvous messages */
     int rts_waiting;       /* RTS requests awaiting DONE, all peers */
     int pending_sends;     /* requests awaiting ring space or replies */

@@ -6,7 +6,14 @@
  * RTS with its address and completes when the receiver, having pulled the
  * data with a single copy, answers DONE. Synchronous-mode eager
  * sends also wait for the receiver's ACK. Control replies (DONE, ACK) wait
- * in a small per-peer queue when the ring is full. */
+ * in a small per-peer queue when the ring is full.
+ *
+ * A send that is not synchronous and at most local_max bytes never waits
+ * for its receiver: between the eager and that limit it is pushed into the
+ * receiver's buffer when the receiver offers it (one copy), and otherwise
+ * goes eager; whatever the ring cannot take yet is copied aside into an
+ * internal request that takes the user's place in the queue, so that the
+ * user's request completes at once (detach_queued). */
 #include "p2p/p2p.h"
 #include "transport/shm/heap.h"
 
@@ -93,6 +100,10 @@ static bool write_packets(int peer, dmpi_request *r)
         r->proto_u64[0] = total;
         dmpi_p2p.tx[peer].written = (uint32_t)r->proto_u64[2] + 1;
         return true;
+    }
+    if (proto == 3) { /* mid-size: into the receiver's offered buffer, else eager */
+        r->proto_int[2] = proto = dmpi_offer_take(r, peer) ? 2 : 0;
+        if (proto == 2) return write_packets(peer, r);
     }
     bool rts = proto == 1;
     uint64_t frag_max = dmpi_p2p_frag_max(peer);
@@ -230,6 +241,45 @@ void dmpi_self_send(dmpi_request *r, const void *data)
     dmpi_unexp_add(u);
 }
 
+/* r, just queued to world rank w and not fully written, hands its place
+ * to an internal copy of itself holding the message's bytes, and completes.
+ * The copy is reaped once written. Out of memory: r simply stays. */
+static void detach_queued(int w, dmpi_request *r)
+{
+    dmpi_tx_peer *tx = &dmpi_p2p.tx[w];
+    dmpi_request *q = dmpi_request_alloc(DMPI_REQ_SEND);
+    if (!q) return;
+    uint64_t bytes = (uint64_t)r->bytes;
+    void *copy = r->tmp; /* packed already: just move it */
+    if (!copy && (copy = malloc(bytes ? (size_t)bytes : 1)) == NULL) {
+        dmpi_request_free(q);
+        return;
+    }
+    if (copy != r->tmp) memcpy(copy, send_data(r), (size_t)bytes);
+    r->tmp = NULL;
+    q->comm = r->comm;
+    dmpi_comm_retain(q->comm);
+    q->comm_ref = true;
+    q->peer = r->peer;
+    q->tag = r->tag;
+    q->mode = r->mode;
+    q->ctx_kind = r->ctx_kind;
+    q->bytes = r->bytes;
+    q->tmp = copy;
+    memcpy(q->proto_u64, r->proto_u64, sizeof q->proto_u64);
+    memcpy(q->proto_int, r->proto_int, sizeof q->proto_int);
+    q->proto_u64[3] = (uint64_t)(uintptr_t)copy;
+    q->freed_by_user = true; /* nobody waits on it: reaped when complete */
+    dmpi_request **link = &tx->head;
+    while (*link != r) link = &(*link)->next;
+    q->next = r->next;
+    *link = q;
+    if (tx->tail == r) tx->tail = q;
+    r->next = NULL;
+    r->proto_int[1] = 0;
+    dmpi_request_complete(r);
+}
+
 void dmpi_send_start(dmpi_request *r)
 {
     /* relaxed: nobody else sees r yet (a plain store to an _Atomic is
@@ -272,9 +322,11 @@ void dmpi_send_start(dmpi_request *r)
      * before this message takes its sequence number). */
     if (rts && !dmpi_p2p_on_node(w) && !tx->head && dmpi_tp_of(w)->push_by_write)
         dmpi_tp_of(w)->progress();
+    /* completes without the receiver (see the top of the file) */
+    bool local = r->mode != DMPI_MODE_SYNC && bytes <= dmpi_p2p.local_max && dmpi_p2p_on_node(w);
     r->proto_u64[2] = tx->next_seq++;
-    r->proto_int[2] = rts ? 1 : 0;
-    if (rts) r->proto_int[1] |= DMPI_TXW_DONE;
+    r->proto_int[2] = rts ? (local ? 3 : 1) : 0;
+    if (r->proto_int[2] == 1) r->proto_int[1] |= DMPI_TXW_DONE;
     else if (r->mode == DMPI_MODE_SYNC) r->proto_int[1] |= DMPI_TXW_ACK;
     r->next = NULL;
     if (tx->tail) tx->tail->next = r;
@@ -282,6 +334,7 @@ void dmpi_send_start(dmpi_request *r)
     tx->tail = r;
     dmpi_p2p.pending_sends++;
     if (tx->head == r) dmpi_tx_push(w);
+    if (local && !atomic_load_explicit(&r->complete, memory_order_relaxed)) detach_queued(w, r);
 }
 
 bool dmpi_p2p_is_pending_rts(const dmpi_request *r, int peer, uint32_t seq)
