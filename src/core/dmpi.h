@@ -233,7 +233,7 @@ typedef struct dmpi_request {
     /* protocol state owned by p2p */
     struct dmpi_request *next, *prev;
     void *proto;              /* protocol private */
-    uint64_t proto_u64[4];
+    uint64_t proto_u64[5];
     int proto_int[4];
     /* generic hooks: collective schedules and generalized requests */
     dmpi_req_poll_fn poll;

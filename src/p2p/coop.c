@@ -88,9 +88,9 @@ int dmpi_coop_help(void)
         dmpi_coop *c = dmpi_shm_coop(w, dmpi_p2p.me);
         uint32_t st = atomic_load_explicit(&c->state, memory_order_acquire);
         if (ST(st) != DMPI_COOP_ACTIVE) continue;
-        dmpi_request *r = (dmpi_request *)(uintptr_t)c->cookie;
         /* Only our own requests still waiting for this message's DONE. */
-        if (!dmpi_p2p_is_pending_rts(r, w, c->seq)) continue;
+        dmpi_request *r = dmpi_p2p_pending_rts(w, c->cookie, c->seq);
+        if (!r) continue;
         helped += (int)work(c, GEN(st), false, w, r->proto_u64[3], c->dst);
     }
     return helped;

@@ -88,6 +88,7 @@ typedef struct dmpi_p2p_state {
     uint64_t offer_min;    /* receives this large offer their buffer */
     uint64_t self_eager_max;
     uint64_t local_max;    /* standard sends this large complete without the receiver */
+    int64_t late_ns;       /* ... once they have waited this long for it (late.c) */
     uint64_t coop_min, coop_chunk; /* cooperative copy of large rendezvous messages */
     int rts_waiting;       /* RTS requests awaiting DONE, all peers */
     int pending_sends;     /* requests awaiting ring space or replies */
@@ -95,6 +96,30 @@ typedef struct dmpi_p2p_state {
 } dmpi_p2p_state;
 
 extern dmpi_p2p_state dmpi_p2p;
+
+/* Senders not held up by late receivers (late.c). A send's proto_int[3]:
+ * DMPI_SEND_LOCAL (eager: copied aside if it waits for ring space too
+ * long), DMPI_SEND_MOVABLE (rendezvous through a descriptor, below),
+ * DMPI_SEND_MOVED (an internal request holding a moved copy). */
+enum { DMPI_SEND_LOCAL = 1, DMPI_SEND_MOVABLE, DMPI_SEND_MOVED };
+/* The RTS of a movable send names this, in the shared heap: the receiver
+ * claims it (then reads src) unless the sender moved the data first
+ * (then it reads moved, a copy the sender keeps until DONE). */
+typedef struct dmpi_movable {
+    _Atomic uint32_t state; /* DMPI_MV_* */
+    uint64_t src, moved;
+} dmpi_movable;
+enum { DMPI_MV_AT_SENDER, DMPI_MV_CLAIMED, DMPI_MV_MOVED };
+#define DMPI_RTS_MOVABLE (1ull << 63) /* in dmpi_rts_info.key between ranks of a node */
+/* Sender: gives r (about to be queued) a descriptor; false if none. */
+bool dmpi_late_movable(dmpi_request *r);
+/* Sender: r's DONE arrived (frees its descriptor). */
+void dmpi_late_done(dmpi_request *r);
+/* Receiver: the address to read a movable message's data from. */
+uint64_t dmpi_late_claim(uint64_t descriptor);
+/* Progress: sends waiting too long for their receiver hand their place to
+ * internal copies and complete. Returns how many did. */
+int dmpi_late_scan(void);
 
 /* Send-request wait flags (proto_int[1]). */
 enum { DMPI_TXW_DATA = 1, DMPI_TXW_ACK = 2, DMPI_TXW_DONE = 4 };
@@ -142,7 +167,9 @@ static inline uint64_t dmpi_p2p_frag_max(int w)
 bool dmpi_coop_pull(dmpi_request *r, int peer, uint64_t src, uint64_t cookie, uint32_t seq,
                     uint64_t n);
 int dmpi_coop_help(void);
-bool dmpi_p2p_is_pending_rts(const dmpi_request *r, int peer, uint32_t seq);
+/* Our send whose RTS (sequence number seq) went to peer with this cookie
+ * and that still waits for DONE, or NULL. */
+dmpi_request *dmpi_p2p_pending_rts(int peer, uint64_t cookie, uint32_t seq);
 dmpi_request *dmpi_p2p_take_rts(int peer, uint64_t cookie);
 /* receiver-first offers (offer.c) */
 void dmpi_offer_maybe(dmpi_request *r);

@@ -126,6 +126,11 @@ int dmpi_progress(void)
      * there). Their channels always take a packet, so no send waits. */
     if (dmpi_tp.net) n += dmpi_tp.net->progress();
     if (dmpi_p2p.rts_waiting) n += dmpi_coop_help();
+    /* now and then: sends waiting too long for a late receiver */
+    static unsigned late_tick;
+    if ((dmpi_p2p.rts_waiting || dmpi_p2p.pending_sends) && dmpi_p2p.local_max &&
+        (++late_tick & 63) == 0)
+        n += dmpi_late_scan();
     if (nhooked) n += poll_hooks();
     return n;
 }
@@ -196,11 +201,11 @@ int dmpi_p2p_init(void)
      * against 0.79 us per message eager, ping-pong 1.02 against 0.98; 64
      * KiB ping-pong 2.64 against 4.75 (bench/dmpi_bench_pt2pt --alloc-mem). */
     dmpi_p2p.heap_eager_max = (uint64_t)dmpi_env_long("DMPI_HEAP_EAGER_MAX", 8192);
-    /* A standard-mode send up to this size completes without waiting for
-     * its receiver: rendezvous only where the receiver already offers its
-     * buffer, the rest of the message copied aside when the ring is full
-     * (send.c). See docs/design.md for the measurements. */
+    /* A standard-mode send to a rank of the node up to local_max bytes is
+     * not held up by a late receiver: after waiting late_ns its data is
+     * moved aside and it completes (late.c, docs/design.md). */
     dmpi_p2p.local_max = (uint64_t)dmpi_env_long("DMPI_LOCAL_MAX", 65536);
+    dmpi_p2p.late_ns = dmpi_env_long("DMPI_LATE_US", 20) * 1000;
     dmpi_p2p.coop_min = (uint64_t)dmpi_env_long("DMPI_COOP_MIN", 262144);
     dmpi_p2p.coop_chunk = (uint64_t)dmpi_env_long("DMPI_COOP_CHUNK", 131072);
     if (dmpi_p2p.coop_chunk < 4096) dmpi_p2p.coop_chunk = 4096;

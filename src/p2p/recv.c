@@ -127,7 +127,8 @@ void dmpi_rndv_pull(dmpi_request *r, int peer, const dmpi_rts_info *info, uint64
         return;
     }
     uint64_t n = (uint64_t)dmpi_status_bytes(&r->status);
-    if (!dmpi_coop_pull(r, peer, info->addr, cookie, seq, n)) pull_bytes(peer, info->addr, r, n);
+    uint64_t src = info->key & DMPI_RTS_MOVABLE ? dmpi_late_claim(info->addr) : info->addr;
+    if (!dmpi_coop_pull(r, peer, src, cookie, seq, n)) pull_bytes(peer, src, r, n);
     if (self_sender) dmpi_send_reply(self_sender, DMPI_TXW_DONE);
     else dmpi_tx_ctl(peer, DMPI_PKT_DONE, cookie);
     dmpi_request_complete(r);

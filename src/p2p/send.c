@@ -8,12 +8,12 @@
  * sends also wait for the receiver's ACK. Control replies (DONE, ACK) wait
  * in a small per-peer queue when the ring is full.
  *
- * A send that is not synchronous and at most local_max bytes never waits
- * for its receiver: between the eager and that limit it is pushed into the
- * receiver's buffer when the receiver offers it (one copy), and otherwise
- * goes eager; whatever the ring cannot take yet is copied aside into an
- * internal request that takes the user's place in the queue, so that the
- * user's request completes at once (detach_queued). */
+ * A send to a rank of the node that is not synchronous and at most
+ * local_max bytes is not held up by a late receiver (late.c): above the
+ * eager limit it is pushed into the receiver's buffer when the receiver
+ * offers it, else its RTS names a descriptor through which the sender may
+ * move the data aside later; replies name every send by a cookie
+ * (proto_u64[1]): the request's address, or that descriptor's. */
 #include "p2p/p2p.h"
 #include "transport/shm/heap.h"
 
@@ -44,6 +44,7 @@ void dmpi_send_reply(dmpi_request *r, int what)
         dmpi_tp_of(r->proto_int[0])->unexpose(r->proto);
         r->proto = NULL;
     }
+    if ((what & DMPI_TXW_DONE) && r->proto_int[3]) dmpi_late_done(r);
     if (r->proto_int[1] == 0) {
         free(r->tmp);
         r->tmp = NULL;
@@ -56,6 +57,10 @@ void dmpi_send_reply(dmpi_request *r, int what)
 static void rts_info(int peer, dmpi_request *r, dmpi_rts_info *info)
 {
     const dmpi_tp_ops *t = dmpi_tp_of(peer);
+    if (r->proto_int[3] == DMPI_SEND_MOVABLE) { /* the descriptor, not the data */
+        *info = (dmpi_rts_info){r->proto_u64[1], (uint64_t)getpid() | DMPI_RTS_MOVABLE};
+        return;
+    }
     if (!t->expose) {
         *info = (dmpi_rts_info){r->proto_u64[3], (uint64_t)getpid()};
         return;
@@ -101,10 +106,6 @@ static bool write_packets(int peer, dmpi_request *r)
         dmpi_p2p.tx[peer].written = (uint32_t)r->proto_u64[2] + 1;
         return true;
     }
-    if (proto == 3) { /* mid-size: into the receiver's offered buffer, else eager */
-        r->proto_int[2] = proto = dmpi_offer_take(r, peer) ? 2 : 0;
-        if (proto == 2) return write_packets(peer, r);
-    }
     bool rts = proto == 1;
     uint64_t frag_max = dmpi_p2p_frag_max(peer);
     dmpi_p2p.tx[peer].written = (uint32_t)r->proto_u64[2] + 1;
@@ -132,7 +133,7 @@ static bool write_packets(int peer, dmpi_request *r)
         p->tag = r->tag;
         p->src = r->comm->rank;
         p->len = total;
-        p->cookie = (uint64_t)(uintptr_t)r;
+        p->cookie = r->proto_u64[1];
         dmpi_tp_publish(peer, p, cells);
     } while (r->proto_u64[0] < total);
     return true;
@@ -179,7 +180,7 @@ void dmpi_tx_push(int peer)
          * (read before finish_data, which may complete and release r) */
         bool ask = __builtin_expect(r->cancelled, 0) && cancel_asks_receiver(r);
         finish_data(r);
-        if (ask) dmpi_tx_ctl(peer, DMPI_PKT_CANCEL, (uint64_t)(uintptr_t)r);
+        if (ask) dmpi_tx_ctl(peer, DMPI_PKT_CANCEL, r->proto_u64[1]);
     }
 }
 
@@ -241,43 +242,15 @@ void dmpi_self_send(dmpi_request *r, const void *data)
     dmpi_unexp_add(u);
 }
 
-/* r, just queued to world rank w and not fully written, hands its place
- * to an internal copy of itself holding the message's bytes, and completes.
- * The copy is reaped once written. Out of memory: r simply stays. */
-static void detach_queued(int w, dmpi_request *r)
+static void enqueue(int w, dmpi_request *r)
 {
     dmpi_tx_peer *tx = &dmpi_p2p.tx[w];
-    dmpi_request *q = dmpi_request_alloc(DMPI_REQ_SEND);
-    if (!q) return;
-    uint64_t bytes = (uint64_t)r->bytes;
-    void *copy = r->tmp; /* packed already: just move it */
-    if (!copy && (copy = malloc(bytes ? (size_t)bytes : 1)) == NULL) {
-        dmpi_request_free(q);
-        return;
-    }
-    if (copy != r->tmp) memcpy(copy, send_data(r), (size_t)bytes);
-    r->tmp = NULL;
-    q->comm = r->comm;
-    dmpi_comm_retain(q->comm);
-    q->comm_ref = true;
-    q->peer = r->peer;
-    q->tag = r->tag;
-    q->mode = r->mode;
-    q->ctx_kind = r->ctx_kind;
-    q->bytes = r->bytes;
-    q->tmp = copy;
-    memcpy(q->proto_u64, r->proto_u64, sizeof q->proto_u64);
-    memcpy(q->proto_int, r->proto_int, sizeof q->proto_int);
-    q->proto_u64[3] = (uint64_t)(uintptr_t)copy;
-    q->freed_by_user = true; /* nobody waits on it: reaped when complete */
-    dmpi_request **link = &tx->head;
-    while (*link != r) link = &(*link)->next;
-    q->next = r->next;
-    *link = q;
-    if (tx->tail == r) tx->tail = q;
     r->next = NULL;
-    r->proto_int[1] = 0;
-    dmpi_request_complete(r);
+    if (tx->tail) tx->tail->next = r;
+    else tx->head = r;
+    tx->tail = r;
+    dmpi_p2p.pending_sends++;
+    if (tx->head == r) dmpi_tx_push(w);
 }
 
 void dmpi_send_start(dmpi_request *r)
@@ -322,33 +295,34 @@ void dmpi_send_start(dmpi_request *r)
      * before this message takes its sequence number). */
     if (rts && !dmpi_p2p_on_node(w) && !tx->head && dmpi_tp_of(w)->push_by_write)
         dmpi_tp_of(w)->progress();
-    /* completes without the receiver (see the top of the file) */
-    bool local = r->mode != DMPI_MODE_SYNC && bytes <= dmpi_p2p.local_max && dmpi_p2p_on_node(w);
+    r->proto_u64[1] = (uint64_t)(uintptr_t)r; /* the cookie replies name it by */
     r->proto_u64[2] = tx->next_seq++;
-    r->proto_int[2] = rts ? (local ? 3 : 1) : 0;
+    r->proto_u64[4] = 0;
+    r->proto_int[2] = rts ? 1 : 0;
+    r->proto_int[3] = 0;
+    /* not to be held up by a late receiver (late.c) */
+    if (r->mode != DMPI_MODE_SYNC && bytes <= dmpi_p2p.local_max && dmpi_p2p_on_node(w)) {
+        if (rts && !tx->head && dmpi_offer_take(r, w)) r->proto_int[2] = 2;
+        else if (!rts) r->proto_int[3] = DMPI_SEND_LOCAL;
+        else if (dmpi_late_movable(r)) r->proto_int[3] = DMPI_SEND_MOVABLE;
+    }
     if (r->proto_int[2] == 1) r->proto_int[1] |= DMPI_TXW_DONE;
     else if (r->mode == DMPI_MODE_SYNC) r->proto_int[1] |= DMPI_TXW_ACK;
-    r->next = NULL;
-    if (tx->tail) tx->tail->next = r;
-    else tx->head = r;
-    tx->tail = r;
-    dmpi_p2p.pending_sends++;
-    if (tx->head == r) dmpi_tx_push(w);
-    if (local && !atomic_load_explicit(&r->complete, memory_order_relaxed)) detach_queued(w, r);
+    enqueue(w, r);
 }
 
-bool dmpi_p2p_is_pending_rts(const dmpi_request *r, int peer, uint32_t seq)
+dmpi_request *dmpi_p2p_pending_rts(int peer, uint64_t cookie, uint32_t seq)
 {
-    for (const dmpi_request *q = dmpi_p2p.tx[peer].rts; q; q = q->next)
-        if (q == r) return (uint32_t)q->proto_u64[2] == seq;
-    return false;
+    for (dmpi_request *q = dmpi_p2p.tx[peer].rts; q; q = q->next)
+        if (q->proto_u64[1] == cookie) return (uint32_t)q->proto_u64[2] == seq ? q : NULL;
+    return NULL;
 }
 
 dmpi_request *dmpi_p2p_take_rts(int peer, uint64_t cookie)
 {
     dmpi_tx_peer *tx = &dmpi_p2p.tx[peer];
     for (dmpi_request *q = tx->rts; q; q = q->next) {
-        if ((uint64_t)(uintptr_t)q != cookie) continue;
+        if (q->proto_u64[1] != cookie) continue;
         if (q->prev) q->prev->next = q->next;
         else tx->rts = q->next;
         if (q->next) q->next->prev = q->prev;
@@ -428,7 +402,7 @@ void dmpi_send_cancel(dmpi_request *r)
         return;
     }
     if (r->proto_int[1] & DMPI_TXW_DATA) return; /* dmpi_tx_push asks once it is written */
-    if (cancel_asks_receiver(r)) dmpi_tx_ctl(w, DMPI_PKT_CANCEL, (uint64_t)(uintptr_t)r);
+    if (cancel_asks_receiver(r)) dmpi_tx_ctl(w, DMPI_PKT_CANCEL, r->proto_u64[1]);
 }
 
 void dmpi_send_cancel_arrived(int peer, uint64_t cookie)
@@ -443,7 +417,10 @@ void dmpi_send_cancel_arrived(int peer, uint64_t cookie)
 
 void dmpi_send_cancelled(int peer, uint64_t cookie)
 {
-    dmpi_request *r = dmpi_request_from_cookie(cookie);
+    dmpi_request *r = NULL; /* an RTS's cookie may name its descriptor (late.c) */
+    for (dmpi_request *q = dmpi_p2p.tx[peer].rts; q && !r; q = q->next)
+        if (q->proto_u64[1] == cookie) r = q;
+    if (!r) r = dmpi_request_from_cookie(cookie);
     if (!r || (r->kind != DMPI_REQ_SEND && r->kind != DMPI_REQ_PSEND) ||
         r->proto_int[0] != peer || !r->cancelled ||
         !(r->proto_int[1] & (DMPI_TXW_DONE | DMPI_TXW_ACK)))
