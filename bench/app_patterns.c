@@ -253,7 +253,7 @@ int main(int argc, char **argv)
         pattern_poll(rank, np, iters < 0 ? 2000 : iters, size < 0 ? 1024 : (size_t)size,
                      work < 0 ? 200 : work, verify);
     else if (!strcmp(pattern, "alltosome"))
-        pattern_alltosome(rank, np, iters < 0 ? 40 : iters, per_round, work < 0 ? 20000 : work,
+        pattern_alltosome(rank, np, iters < 0 ? 200 : iters, per_round, work < 0 ? 20000 : work,
                           verify);
     else if (!strcmp(pattern, "latemix"))
         pattern_latemix(rank, np, iters < 0 ? 400 : iters, size < 0 ? 65536 : (size_t)size,
