@@ -136,7 +136,9 @@ static bool move_rts(dmpi_tx_peer *tx, dmpi_request *r)
     return true;
 }
 
-/* r waits in the send queue for ring space: a stand-in takes its place. */
+/* r waits in the send queue for ring space: a stand-in takes its place.
+ * A movable one's RTS is not out yet, so its descriptor can simply name
+ * the copy (the stand-in stays movable only to free the descriptor). */
 static bool move_queued(dmpi_tx_peer *tx, dmpi_request *r, dmpi_request **link)
 {
     void *copy = copy_of(r);
@@ -145,7 +147,10 @@ static bool move_queued(dmpi_tx_peer *tx, dmpi_request *r, dmpi_request **link)
         if (copy && !dmpi_heap_free(copy)) free(copy);
         return false;
     }
-    q->proto_int[3] = 0;
+    if (q->proto_int[3] == DMPI_SEND_MOVABLE)
+        ((dmpi_movable *)(uintptr_t)q->proto_u64[1])->src = (uint64_t)(uintptr_t)copy;
+    else
+        q->proto_int[3] = 0;
     q->next = r->next;
     *link = q;
     if (tx->tail == r) tx->tail = q;
@@ -175,8 +180,8 @@ int dmpi_late_scan(void)
         }
         for (dmpi_request **link = &tx->head; *link;) {
             dmpi_request *r = *link;
-            if (r->proto_int[3] == DMPI_SEND_LOCAL && waited_long(r, now) &&
-                move_queued(tx, r, link))
+            if ((r->proto_int[3] == DMPI_SEND_LOCAL || r->proto_int[3] == DMPI_SEND_MOVABLE) &&
+                waited_long(r, now) && move_queued(tx, r, link))
                 moved++;
             link = &(*link)->next;
         }

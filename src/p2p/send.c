@@ -302,9 +302,14 @@ void dmpi_send_start(dmpi_request *r)
     r->proto_int[3] = 0;
     /* not to be held up by a late receiver (late.c) */
     if (r->mode != DMPI_MODE_SYNC && bytes <= dmpi_p2p.local_max && dmpi_p2p_on_node(w)) {
-        if (rts && !tx->head && dmpi_offer_take(r, w)) r->proto_int[2] = 2;
-        else if (!rts) r->proto_int[3] = DMPI_SEND_LOCAL;
-        else if (dmpi_late_movable(r)) r->proto_int[3] = DMPI_SEND_MOVABLE;
+        if (rts && !tx->head && dmpi_offer_take(r, w)) {
+            r->proto_int[2] = 2;
+        } else if (rts && dmpi_late_movable(r)) {
+            r->proto_int[3] = DMPI_SEND_MOVABLE;
+        } else { /* eager (also mid-size when the shared heap is off) */
+            r->proto_int[2] = 0;
+            r->proto_int[3] = DMPI_SEND_LOCAL;
+        }
     }
     if (r->proto_int[2] == 1) r->proto_int[1] |= DMPI_TXW_DONE;
     else if (r->mode == DMPI_MODE_SYNC) r->proto_int[1] |= DMPI_TXW_ACK;
