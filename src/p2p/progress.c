@@ -12,13 +12,15 @@
  * they give up the processor when cores are contended, because the rank
  * that would send us something may be waiting for ours. Contended means
  * ranks sharing processors (known at start-up) or, found as it happens,
- * this rank being preempted: the kernel's count of involuntary context
- * switches of this thread, read at most once a millisecond, or a gap in
- * the clock inside a waiting loop. On an idle node neither fires and
- * nothing changes. */
+ * this rank being kept from running: the time the kernel says this thread
+ * waited on a run queue (schedstat, sampled every 10 ms) was a noticeable
+ * share of the period, or a spinning wait saw a gap in the clock (that
+ * second signal is off by default: DMPI_PREEMPT_DETECT, measurements in
+ * dmpi_p2p_init). On an idle node nothing changes. */
 #include "p2p/p2p.h"
 #include "pmi/pmi.h"
 
+#include <fcntl.h>
 #include <poll.h>
 #include <sched.h>
 #include <stdio.h>
@@ -34,14 +36,17 @@ static unsigned spin_limit, yield_limit, sleep_us;
 _Thread_local unsigned dmpi_poll_empty_run;
 unsigned dmpi_poll_yield_after = ~0u;
 static struct {
-    bool detect;             /* DMPI_PREEMPT_DETECT (default on) */
+    bool detect;             /* DMPI_PREEMPT_DETECT (default off, see below) */
     int64_t sample_ns;       /* read the context-switch count this often */
     int64_t hold_ns;         /* count as contended this long after preemption */
+    int64_t share_pct;       /* preempted: waited this share of a sample period */
     int64_t gap_ns;          /* a clock gap this long in a wait means preemption */
     _Atomic int64_t until;   /* contended until then (any thread saw it) */
 } preempt;
-/* Each thread's own last reading of its involuntary context switches. */
-static _Thread_local int64_t sample_time;
+/* Each thread's own last sample: the time it spent runnable but waiting
+ * for a processor (the kernel's run_delay, /proc/thread-self/schedstat),
+ * or where that file is missing its involuntary context switches. */
+static _Thread_local int64_t sample_time, sample_waited;
 static _Thread_local long sample_nivcsw;
 
 static int64_t clock_ns(clockid_t id)
@@ -58,18 +63,46 @@ static void mark_preempted(int64_t now)
     atomic_store_explicit(&preempt.until, now + preempt.hold_ns, memory_order_relaxed);
 }
 
-/* True when this rank has lately been preempted by other work. Cheap: a
- * coarse clock read; a getrusage at most once per sample period. */
+/* Nanoseconds this thread has waited on a run queue; -1 if unknown. */
+static int64_t run_delay_ns(void)
+{
+    int fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    char buf[96];
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0) return -1;
+    buf[n] = 0;
+    unsigned long long run, waited;
+    return sscanf(buf, "%llu %llu", &run, &waited) == 2 ? (int64_t)waited : -1;
+}
+
+/* Was this thread kept from running for a noticeable share of the time
+ * since the last sample (or, without schedstat, preempted at all)? */
+static bool sample_preempted(int64_t now)
+{
+    int64_t waited = run_delay_ns(), span = now - sample_time;
+    bool first = sample_time == 0, hit;
+    if (waited >= 0) {
+        hit = !first && (waited - sample_waited) * 100 >= preempt.share_pct * span;
+        sample_waited = waited;
+    } else {
+        struct rusage ru;
+        if (getrusage(RUSAGE_THREAD, &ru) != 0) return false;
+        hit = !first && ru.ru_nivcsw > sample_nivcsw;
+        sample_nivcsw = ru.ru_nivcsw;
+    }
+    return hit;
+}
+
+/* True when this rank has lately been kept from running by other work.
+ * Cheap: a coarse clock read; a sample at most once per sample period. */
 static bool preempted_lately(void)
 {
     if (!preempt.detect) return false;
     int64_t now = coarse_ns();
     if (now - sample_time >= preempt.sample_ns) {
-        struct rusage ru;
-        if (getrusage(RUSAGE_THREAD, &ru) == 0) {
-            if (ru.ru_nivcsw > sample_nivcsw && sample_time != 0) mark_preempted(now);
-            sample_nivcsw = ru.ru_nivcsw;
-        }
+        if (sample_preempted(now)) mark_preempted(now);
         sample_time = now;
     }
     return now < atomic_load_explicit(&preempt.until, memory_order_relaxed);
@@ -223,8 +256,14 @@ int dmpi_p2p_init(void)
      * after 4 0.54 and 0.83 s, after 16 0.99 and 1.56 s. */
     dmpi_poll_yield_after = (unsigned)dmpi_env_long("DMPI_POLL_YIELD_AFTER", 1);
     if (dmpi_poll_yield_after == 0) dmpi_poll_yield_after = 1;
-    preempt.detect = dmpi_env_long("DMPI_PREEMPT_DETECT", 1) != 0;
-    preempt.sample_ns = dmpi_env_long("DMPI_PREEMPT_SAMPLE_US", 1000) * 1000;
+    /* Off by default: yielding because other work preempted us measured
+     * far worse than spinning (2 ranks + 2 busy processes on 2 cores,
+     * app_patterns alltosome 7.3 s against 0.36 s, latemix 2.8 against
+     * 0.25 s): the yield hands the core to the busy process for a whole
+     * time slice, while the peer we wait for runs on the other core. */
+    preempt.detect = dmpi_env_long("DMPI_PREEMPT_DETECT", 0) != 0;
+    preempt.sample_ns = dmpi_env_long("DMPI_PREEMPT_SAMPLE_US", 10000) * 1000;
+    preempt.share_pct = dmpi_env_long("DMPI_PREEMPT_SHARE", 5);
     preempt.hold_ns = dmpi_env_long("DMPI_PREEMPT_HOLD_MS", 100) * 1000000;
     preempt.gap_ns = dmpi_env_long("DMPI_PREEMPT_GAP_US", 2000) * 1000;
     sleep_us = (unsigned)dmpi_env_long("DMPI_IDLE_SLEEP_US", 10);

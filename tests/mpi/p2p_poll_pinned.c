@@ -1,6 +1,6 @@
 /* p2p_poll_pinned.c: ranks that wait by polling (MPI_Testany, MPI_Iprobe,
  * MPI_Test in their own loop, never a blocking call) all pinned to one
- * processor, after MPI_Init, so that MPI was not told they share it. Each
+ * processor (the lowest each may run on, before MPI_Init). Each
  * rank exchanges small messages with its ring neighbours ITERS times. An
  * MPI that keeps spinning in its polls while the rank it waits for needs
  * the processor takes a scheduler time slice (milliseconds) per step: far
@@ -23,20 +23,23 @@ static int pin_to(int cpu)
 
 int main(int argc, char **argv)
 {
+    cpu_set_t mine;
+    int cpu = -1;
+    if (sched_getaffinity(0, sizeof mine, &mine) == 0)
+        for (int c = 0; c < CPU_SETSIZE && cpu < 0; c++)
+            if (CPU_ISSET(c, &mine)) cpu = c;
+    int pinned = cpu >= 0 && pin_to(cpu) == 0;
     t_init(&argc, &argv);
     MPI_Comm node;
     MPI_CHK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
     int me, n;
     MPI_Comm_rank(node, &me);
     MPI_Comm_size(node, &n);
-    /* the node's first rank picks the lowest processor it may run on */
-    cpu_set_t mine;
-    int cpu = -1;
-    if (sched_getaffinity(0, sizeof mine, &mine) == 0)
-        for (int c = 0; c < CPU_SETSIZE && cpu < 0; c++)
-            if (CPU_ISSET(c, &mine)) cpu = c;
-    MPI_CHK(MPI_Bcast(&cpu, 1, MPI_INT, 0, node));
-    int ok = cpu >= 0 && pin_to(cpu) == 0, all_ok;
+    /* all on the same processor, and still there after MPI_Init */
+    int first = cpu, all_ok, ok;
+    MPI_CHK(MPI_Bcast(&first, 1, MPI_INT, 0, node));
+    ok = pinned && cpu == first && sched_getaffinity(0, sizeof mine, &mine) == 0 &&
+         CPU_COUNT(&mine) == 1 && CPU_ISSET(first, &mine);
     MPI_CHK(MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, node));
     if (!all_ok) {
         if (t_rank == 0) printf("note: cannot pin the ranks to one processor: not tested\n");
