@@ -8,8 +8,9 @@
 # worst of the rounds per case and dmpi's ratio to the best peer; writes
 # the raw CSV, the table and a plot to the output folder.
 #
-#   bench/app_patterns.sh [--dmpi-prefix DIR] [--rounds N] [--out DIR]
-#                         [--cases LIST] [--skip mpich5,ompi5,mpich4]
+#   bench/app_patterns.sh [--dmpi-prefix DIR] [--before DIR] [--rounds N]
+#                         [--out DIR] [--cases LIST] [--skip mpich5,ompi5,mpich4]
+# --before DIR adds an older dmpi build (same benchmark source) as "dmpi before".
 #
 # A case is pattern:ranks:busy[:args], e.g. poll:8:0 or latemix:2:2:-s 32768;
 # the default list is the one of issue 23 (poll at 2x and 4x more ranks than
@@ -18,6 +19,7 @@ set -uo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 CACHE=${DMPI_CACHE:-$REPO/.cache}
 DMPI_PREFIX=$REPO/build
+BEFORE=
 ROUNDS=5
 OUTDIR=
 SKIP=
@@ -36,12 +38,13 @@ die() { log "$*"; exit 1; }
 while [ $# -gt 0 ]; do
     case $1 in
         --dmpi-prefix) DMPI_PREFIX=$2; shift 2 ;;
+        --before) BEFORE=$2; shift 2 ;;
         --rounds) ROUNDS=$2; shift 2 ;;
         --out) OUTDIR=$2; shift 2 ;;
         --cases) CASES=${2//,/ }; shift 2 ;;
         --skip) SKIP=$2; shift 2 ;;
         --timeout) TIMEOUT=$2; shift 2 ;;
-        -h | --help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h | --help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) die "unknown argument $1 (see --help)" ;;
     esac
 done
@@ -53,12 +56,17 @@ stop_busy() { [ ${#BUSY_PIDS[@]} -gt 0 ] && kill "${BUSY_PIDS[@]}" 2>/dev/null; 
 trap 'stop_busy; rm -rf "$WORK"' EXIT
 trap 'exit 130' INT TERM
 
-declare -A CC_OF RUN_OF NAME=([dmpi]=dmpi [mpich5]="MPICH 5.0.2" [ompi5]="Open MPI 5.0.11" [mpich4]="MPICH 4.0.2")
+declare -A CC_OF RUN_OF NAME=([dmpi]=dmpi [before]="dmpi before" [mpich5]="MPICH 5.0.2" [ompi5]="Open MPI 5.0.11" [mpich4]="MPICH 4.0.2")
 skipped() { [[ ",$SKIP," == *",$1,"* ]]; }
 if ! skipped dmpi; then
     [ -x "$DMPI_PREFIX/bin/mpicc" ] || die "no dmpi at $DMPI_PREFIX (see --dmpi-prefix)"
     CC_OF[dmpi]=$DMPI_PREFIX/bin/mpicc
     RUN_OF[dmpi]="env LD_LIBRARY_PATH=$DMPI_PREFIX/lib:$DMPI_PREFIX $DMPI_PREFIX/bin/mpiexec"
+fi
+if [ -n "$BEFORE" ]; then
+    [ -x "$BEFORE/bin/mpicc" ] || die "no dmpi at $BEFORE (see --before)"
+    CC_OF[before]=$BEFORE/bin/mpicc
+    RUN_OF[before]="env LD_LIBRARY_PATH=$BEFORE/lib:$BEFORE $BEFORE/bin/mpiexec"
 fi
 if ! skipped mpich5 && p=$(install_pip_peer mpich 5.0.2); then
     CC_OF[mpich5]=$p/bin/mpicc_abi
@@ -73,7 +81,7 @@ if ! skipped mpich4 && [ -x /usr/bin/mpicc.mpich ]; then
     RUN_OF[mpich4]="/usr/bin/mpiexec.mpich -launcher fork"
 fi
 MPIS=()
-for k in dmpi mpich5 ompi5 mpich4; do
+for k in dmpi before mpich5 ompi5 mpich4; do
     [ -n "${CC_OF[$k]:-}" ] || continue
     mkdir -p "$WORK/$k"
     if "${CC_OF[$k]}" -O2 -o "$WORK/$k/app_patterns" "$REPO/bench/app_patterns.c" 2>"$WORK/$k/build.log"; then

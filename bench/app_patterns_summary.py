@@ -9,8 +9,9 @@ import statistics
 import sys
 from collections import defaultdict
 
-NAMES = {"dmpi": "dmpi", "mpich5": "MPICH 5.0.2", "ompi5": "Open MPI 5.0.11",
-         "mpich4": "MPICH 4.0.2"}
+NAMES = {"dmpi": "dmpi", "before": "dmpi before", "mpich5": "MPICH 5.0.2",
+         "ompi5": "Open MPI 5.0.11", "mpich4": "MPICH 4.0.2"}
+NOT_PEERS = ("dmpi", "before")
 
 
 def main():
@@ -41,7 +42,7 @@ def main():
             med = statistics.median(ts)
             medians[(case, m)] = med
             cells.append(f"{med:.3f} ({max(ts):.3f})" + (f", {fails} failed" if fails else ""))
-        peers = [medians[(case, m)] for m in mpis if m != "dmpi" and (case, m) in medians]
+        peers = [medians[(case, m)] for m in mpis if m not in NOT_PEERS and (case, m) in medians]
         ratio = (f"{medians[(case, 'dmpi')] / min(peers):.2f}"
                  if peers and (case, "dmpi") in medians else "-")
         pat, np_, busy, args = case

@@ -108,6 +108,17 @@ static inline void t_init(int *argc, char ***argv)
     MPI_Comm_size(MPI_COMM_WORLD, &t_size);
 }
 
+/* The ranks sharing this one's node (free with MPI_Comm_free), with this
+ * rank's place and their number. */
+static inline MPI_Comm t_node_comm(int *me, int *n)
+{
+    MPI_Comm node = MPI_COMM_NULL;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    MPI_Comm_rank(node, me);
+    MPI_Comm_size(node, n);
+    return node;
+}
+
 /* Sum the error counts of all ranks, finalize, and give main's exit code. */
 static inline int t_finish(void)
 {

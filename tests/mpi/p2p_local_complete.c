@@ -119,11 +119,8 @@ static void pair(MPI_Comm node, int me, int peer, volatile int *flag, int round)
 int main(int argc, char **argv)
 {
     t_init(&argc, &argv);
-    MPI_Comm node;
-    MPI_CHK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
     int me, n;
-    MPI_Comm_rank(node, &me);
-    MPI_Comm_size(node, &n);
+    MPI_Comm node = t_node_comm(&me, &n);
     /* one flag per pair (2k, 2k+1) of the node, in the pair's receiver */
     volatile int *base;
     MPI_Win win;

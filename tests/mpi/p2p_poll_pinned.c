@@ -30,11 +30,8 @@ int main(int argc, char **argv)
             if (CPU_ISSET(c, &mine)) cpu = c;
     int pinned = cpu >= 0 && pin_to(cpu) == 0;
     t_init(&argc, &argv);
-    MPI_Comm node;
-    MPI_CHK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
     int me, n;
-    MPI_Comm_rank(node, &me);
-    MPI_Comm_size(node, &n);
+    MPI_Comm node = t_node_comm(&me, &n);
     /* all on the same processor, and still there after MPI_Init */
     int first = cpu, all_ok, ok;
     MPI_CHK(MPI_Bcast(&first, 1, MPI_INT, 0, node));
