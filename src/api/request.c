@@ -147,8 +147,7 @@ static int finish_all(int n, MPI_Request reqs[], dmpi_request **objs, MPI_Status
     for (int i = 0; i < n; i++) {
         MPI_Status *s = st == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &st[i];
         if (!objs[i]) {
-            set_empty(s);
-            if (any_err && s != MPI_STATUS_IGNORE) s->MPI_ERROR = MPI_SUCCESS;
+            set_empty(s); /* MPI_ERROR = MPI_SUCCESS, also under MPI_ERR_IN_STATUS */
             continue;
         }
         dmpi_comm *c = objs[i]->comm;

@@ -290,14 +290,14 @@ void dmpi_progress_idle(unsigned *idle_iterations);
  * cores are contended; one that found something starts the count again. */
 extern _Thread_local unsigned dmpi_poll_empty_run;
 extern unsigned dmpi_poll_yield_after;
+extern bool dmpi_poll_may_yield; /* ranks share processors, or DMPI_PREEMPT_DETECT */
 void dmpi_poll_yield(void);
 static inline void dmpi_poll_result(bool found)
 {
+    if (!dmpi_poll_may_yield) return; /* an idle node: nothing to count */
     if (found) dmpi_poll_empty_run = 0;
     else if (++dmpi_poll_empty_run >= dmpi_poll_yield_after) dmpi_poll_yield();
 }
-/* Ranks share processors, or this one was preempted lately. */
-bool dmpi_cores_contended(void);
 /* Adds a request whose r->poll hook the progress engine calls until it
  * returns 1 (then the hook must have completed the request). */
 void dmpi_progress_register(dmpi_request *r);

@@ -56,21 +56,39 @@ void dmpi_late_done(dmpi_request *r)
 {
     if (r->proto_int[3] == DMPI_SEND_LOCAL) return;
     dmpi_heap_free((void *)(uintptr_t)r->proto_u64[1]);
+    r->proto_int[3] = 0;
 }
 
 /* ---------------------------------------------------------- moving aside */
-static void free_copy(dmpi_request *q)
+static void free_block(void *p)
 {
-    void *copy = (void *)(uintptr_t)q->proto_u64[3];
-    if (!dmpi_heap_free(copy)) free(copy);
+    if (!dmpi_heap_free(p)) free(p);
 }
 
-/* An internal request standing for send r, owning `copy` of its bytes;
- * reaped when complete. NULL when out of memory. */
-static dmpi_request *stand_in(const dmpi_request *r, void *copy)
+static void free_copy(dmpi_request *q) { free_block((void *)(uintptr_t)q->proto_u64[3]); }
+
+/* A copy of r's bytes, in the shared heap when there is room (the
+ * receiver then reads it with memcpy). */
+static void *copy_of(const dmpi_request *r)
 {
+    size_t n = r->bytes ? (size_t)r->bytes : 1;
+    void *copy = dmpi_heap_alloc(n);
+    if (!copy) copy = malloc(n);
+    if (copy && r->bytes) memcpy(copy, (const void *)(uintptr_t)r->proto_u64[3], (size_t)r->bytes);
+    return copy;
+}
+
+/* An internal request standing for send r, owning a copy of its bytes
+ * (proto_u64[3]); reaped when complete. NULL when out of memory. */
+static dmpi_request *stand_in(const dmpi_request *r)
+{
+    void *copy = copy_of(r);
+    if (!copy) return NULL;
     dmpi_request *q = dmpi_request_alloc(DMPI_REQ_SEND);
-    if (!q) return NULL;
+    if (!q) {
+        free_block(copy);
+        return NULL;
+    }
     q->comm = r->comm;
     dmpi_comm_retain(q->comm);
     q->comm_ref = true;
@@ -85,15 +103,6 @@ static dmpi_request *stand_in(const dmpi_request *r, void *copy)
     q->on_free = free_copy;
     q->freed_by_user = true; /* nobody waits on it */
     return q;
-}
-
-static void *copy_of(const dmpi_request *r)
-{
-    size_t n = r->bytes ? (size_t)r->bytes : 1;
-    void *copy = dmpi_heap_alloc(n); /* the receiver then reads with memcpy */
-    if (!copy) copy = malloc(n);
-    if (copy && r->bytes) memcpy(copy, (const void *)(uintptr_t)r->proto_u64[3], (size_t)r->bytes);
-    return copy;
 }
 
 static void release_user(dmpi_request *r)
@@ -112,13 +121,9 @@ static bool move_rts(dmpi_tx_peer *tx, dmpi_request *r)
 {
     dmpi_movable *m = (dmpi_movable *)(uintptr_t)r->proto_u64[1];
     if (atomic_load_explicit(&m->state, memory_order_relaxed) != DMPI_MV_AT_SENDER) return false;
-    void *copy = copy_of(r);
-    dmpi_request *q = copy ? stand_in(r, copy) : NULL;
-    if (!q) {
-        if (copy && !dmpi_heap_free(copy)) free(copy);
-        return false;
-    }
-    m->moved = (uint64_t)(uintptr_t)copy;
+    dmpi_request *q = stand_in(r);
+    if (!q) return false;
+    m->moved = q->proto_u64[3];
     uint32_t st = DMPI_MV_AT_SENDER;
     if (!atomic_compare_exchange_strong_explicit(&m->state, &st, DMPI_MV_MOVED,
                                                  memory_order_acq_rel, memory_order_relaxed)) {
@@ -141,14 +146,10 @@ static bool move_rts(dmpi_tx_peer *tx, dmpi_request *r)
  * the copy (the stand-in stays movable only to free the descriptor). */
 static bool move_queued(dmpi_tx_peer *tx, dmpi_request *r, dmpi_request **link)
 {
-    void *copy = copy_of(r);
-    dmpi_request *q = copy ? stand_in(r, copy) : NULL;
-    if (!q) {
-        if (copy && !dmpi_heap_free(copy)) free(copy);
-        return false;
-    }
+    dmpi_request *q = stand_in(r);
+    if (!q) return false;
     if (q->proto_int[3] == DMPI_SEND_MOVABLE)
-        ((dmpi_movable *)(uintptr_t)q->proto_u64[1])->src = (uint64_t)(uintptr_t)copy;
+        ((dmpi_movable *)(uintptr_t)q->proto_u64[1])->src = q->proto_u64[3];
     else
         q->proto_int[3] = 0;
     q->next = r->next;
@@ -158,7 +159,7 @@ static bool move_queued(dmpi_tx_peer *tx, dmpi_request *r, dmpi_request **link)
     return true;
 }
 
-/* A send that nobody can be waiting for yet gets its first sighting noted
+/* A send someone may wait for: the scan's first sighting of it is noted
  * (proto_u64[4]); true once it has waited late_ns since. */
 static bool waited_long(dmpi_request *r, int64_t now)
 {

@@ -113,7 +113,8 @@ enum { DMPI_MV_AT_SENDER, DMPI_MV_CLAIMED, DMPI_MV_MOVED };
 #define DMPI_RTS_MOVABLE (1ull << 63) /* in dmpi_rts_info.key between ranks of a node */
 /* Sender: gives r (about to be queued) a descriptor; false if none. */
 bool dmpi_late_movable(dmpi_request *r);
-/* Sender: r's DONE arrived (frees its descriptor). */
+/* Sender: r no longer needs its descriptor (DONE arrived, or the data
+ * went straight into the receiver's offer): frees it. */
 void dmpi_late_done(dmpi_request *r);
 /* Receiver: the address to read a movable message's data from. */
 uint64_t dmpi_late_claim(uint64_t descriptor);

@@ -8,7 +8,7 @@
  * rank whose mpiexec is gone exits instead of waiting forever).
  *
  * Calls that return without waiting (MPI_Test*, MPI_Iprobe, ...) report
- * each poll that found nothing (dmpi_poll_nothing): after a few in a row
+ * each poll (dmpi_poll_result): after a few in a row that found nothing
  * they give up the processor when cores are contended, because the rank
  * that would send us something may be waiting for ours. Contended means
  * ranks sharing processors (known at start-up) or, found as it happens,
@@ -35,9 +35,10 @@ static unsigned spin_limit, yield_limit, sleep_us;
 /* ------------------------------------------------ contention, as it happens */
 _Thread_local unsigned dmpi_poll_empty_run;
 unsigned dmpi_poll_yield_after = ~0u;
+bool dmpi_poll_may_yield;
 static struct {
     bool detect;             /* DMPI_PREEMPT_DETECT (default off, see below) */
-    int64_t sample_ns;       /* read the context-switch count this often */
+    int64_t sample_ns;       /* sample the run-queue wait this often */
     int64_t hold_ns;         /* count as contended this long after preemption */
     int64_t share_pct;       /* preempted: waited this share of a sample period */
     int64_t gap_ns;          /* a clock gap this long in a wait means preemption */
@@ -108,13 +109,10 @@ static bool preempted_lately(void)
     return now < atomic_load_explicit(&preempt.until, memory_order_relaxed);
 }
 
-bool dmpi_cores_contended(void) { return dmpi_rt.crowded || preempted_lately(); }
-
 void dmpi_poll_yield(void)
 {
     dmpi_poll_empty_run = 0;
-    if (!dmpi_cores_contended()) return;
-    sched_yield();
+    if (dmpi_rt.crowded || preempted_lately()) sched_yield();
 }
 
 /* Requests with a poll hook that are still running (collective schedules). */
@@ -168,26 +166,29 @@ int dmpi_progress(void)
     return n;
 }
 
-/* The clock at the last idle iteration of this thread's waiting loop. */
+/* The clock at the last check of this thread's spinning wait. */
 static _Thread_local int64_t idle_clock;
+
+static bool spin_preempted(unsigned i)
+{
+    int64_t now = clock_ns(CLOCK_MONOTONIC);
+    if (i > 64 && now - idle_clock > preempt.gap_ns) mark_preempted(coarse_ns());
+    idle_clock = now;
+    return preempted_lately();
+}
 
 void dmpi_progress_idle(unsigned *idle)
 {
     unsigned i = ++*idle;
-    if (i < spin_limit) {
-        /* every 64 spins: a gap in the clock, or preemption seen by the
-         * kernel's count, ends the spinning at once */
-        if ((i & 63) == 0 && preempt.detect) {
-            int64_t now = clock_ns(CLOCK_MONOTONIC);
-            if (i > 64 && now - idle_clock > preempt.gap_ns) mark_preempted(coarse_ns());
-            idle_clock = now;
-            if (preempted_lately()) *idle = i = spin_limit;
-        }
+    /* every 64 spins (with DMPI_PREEMPT_DETECT): a gap in the clock, or
+     * preemption seen by the kernel, ends the spinning at once */
+    if (i < spin_limit && !((i & 63) == 0 && preempt.detect && spin_preempted(i))) {
 #if defined(__x86_64__) || defined(__i386__)
-        if (i < spin_limit) __builtin_ia32_pause();
+        __builtin_ia32_pause();
 #endif
-        if (i < spin_limit) return;
+        return;
     }
+    if (i < spin_limit) *idle = i = spin_limit;
     bool threaded = dmpi_rt.thread_level == MPI_THREAD_MULTIPLE;
     if (threaded) dmpi_unlock();
     if (i - spin_limit < yield_limit) sched_yield();
@@ -266,6 +267,7 @@ int dmpi_p2p_init(void)
      * 0.25 s): the yield hands the core to the busy process for a whole
      * time slice, while the peer we wait for runs on the other core. */
     preempt.detect = dmpi_env_long("DMPI_PREEMPT_DETECT", 0) != 0;
+    dmpi_poll_may_yield = dmpi_rt.crowded || preempt.detect;
     preempt.sample_ns = dmpi_env_long("DMPI_PREEMPT_SAMPLE_US", 10000) * 1000;
     preempt.share_pct = dmpi_env_long("DMPI_PREEMPT_SHARE", 5);
     preempt.hold_ns = dmpi_env_long("DMPI_PREEMPT_HOLD_MS", 100) * 1000000;

@@ -86,6 +86,7 @@ static bool write_packets(int peer, dmpi_request *r)
     int proto = r->proto_int[2];
     if (proto == 1 && dmpi_offer_take(r, r->proto_int[0])) {
         r->proto_int[2] = proto = 2; /* pushed into the receiver's offer */
+        if (r->proto_int[3] == DMPI_SEND_MOVABLE) dmpi_late_done(r); /* no DONE will come */
         /* one node: copied already; a network write completes later */
         if (dmpi_p2p_on_node(peer)) r->proto_int[1] &= ~DMPI_TXW_DONE;
     }
@@ -316,26 +317,31 @@ void dmpi_send_start(dmpi_request *r)
     enqueue(w, r);
 }
 
+/* Our send whose RTS to peer carried this cookie and awaits DONE. */
+static dmpi_request *find_rts(int peer, uint64_t cookie)
+{
+    dmpi_request *q = dmpi_p2p.tx[peer].rts;
+    while (q && q->proto_u64[1] != cookie) q = q->next;
+    return q;
+}
+
 dmpi_request *dmpi_p2p_pending_rts(int peer, uint64_t cookie, uint32_t seq)
 {
-    for (dmpi_request *q = dmpi_p2p.tx[peer].rts; q; q = q->next)
-        if (q->proto_u64[1] == cookie) return (uint32_t)q->proto_u64[2] == seq ? q : NULL;
-    return NULL;
+    dmpi_request *q = find_rts(peer, cookie);
+    return q && (uint32_t)q->proto_u64[2] == seq ? q : NULL;
 }
 
 dmpi_request *dmpi_p2p_take_rts(int peer, uint64_t cookie)
 {
     dmpi_tx_peer *tx = &dmpi_p2p.tx[peer];
-    for (dmpi_request *q = tx->rts; q; q = q->next) {
-        if (q->proto_u64[1] != cookie) continue;
-        if (q->prev) q->prev->next = q->next;
-        else tx->rts = q->next;
-        if (q->next) q->next->prev = q->prev;
-        q->next = q->prev = NULL;
-        dmpi_p2p.rts_waiting--;
-        return q;
-    }
-    return NULL;
+    dmpi_request *q = find_rts(peer, cookie);
+    if (!q) return NULL;
+    if (q->prev) q->prev->next = q->next;
+    else tx->rts = q->next;
+    if (q->next) q->next->prev = q->prev;
+    q->next = q->prev = NULL;
+    dmpi_p2p.rts_waiting--;
+    return q;
 }
 
 /* The immediate path of a blocking standard-mode send: a small contiguous
@@ -422,9 +428,8 @@ void dmpi_send_cancel_arrived(int peer, uint64_t cookie)
 
 void dmpi_send_cancelled(int peer, uint64_t cookie)
 {
-    dmpi_request *r = NULL; /* an RTS's cookie may name its descriptor (late.c) */
-    for (dmpi_request *q = dmpi_p2p.tx[peer].rts; q && !r; q = q->next)
-        if (q->proto_u64[1] == cookie) r = q;
+    /* an RTS's cookie may name its descriptor (late.c), not the request */
+    dmpi_request *r = find_rts(peer, cookie);
     if (!r) r = dmpi_request_from_cookie(cookie);
     if (!r || (r->kind != DMPI_REQ_SEND && r->kind != DMPI_REQ_PSEND) ||
         r->proto_int[0] != peer || !r->cancelled ||
