@@ -43,6 +43,10 @@ bool dmpi_late_movable(dmpi_request *r)
 
 uint64_t dmpi_late_claim(uint64_t descriptor)
 {
+    /* the descriptor's address came in a packet: only a block of the
+     * shared heap, aligned as the allocator hands them out, is trusted */
+    if (descriptor % _Alignof(dmpi_movable) || !dmpi_heap_contains(descriptor, sizeof(dmpi_movable)))
+        dmpi_protocol_error(dmpi_p2p.me, "rendezvous descriptor outside the shared heap");
     dmpi_movable *m = (dmpi_movable *)(uintptr_t)descriptor;
     uint32_t st = DMPI_MV_AT_SENDER;
     if (atomic_compare_exchange_strong_explicit(&m->state, &st, DMPI_MV_CLAIMED,
