@@ -5,6 +5,7 @@
  * user-defined reduction ops (Op_create/_c, Op_free, Op_commutative).
  * Argument checks and the MPI_IN_PLACE rules (intra- and
  * intercommunicators) live here; the algorithms are in src/coll. */
+#include "accel/accel.h"
 #include "api/coll_api.h"
 #include "core/op.h"
 
@@ -211,6 +212,25 @@ DMPI_COLL_ENTRIES(Reduce_scatter_block, Ireduce_scatter_block, REDSCATB_ARGS, RE
                   reduce_scatter_block)
 
 /* ---------------------------------------------------------- reduce_local */
+/* A device backend is on: device buffers are reduced in host copies. */
+__attribute__((noinline)) static int reduce_local_staged(const void *inbuf, void *inoutbuf,
+                                                         MPI_Count count, dmpi_datatype *dt,
+                                                         dmpi_op *op, const char *fn)
+{
+    dmpi_coll_stage *st = NULL;
+    int rc = dmpi_reduce_local_staged(&inbuf, &inoutbuf, count, dt, &st);
+    if (rc != MPI_SUCCESS) return dmpi_coll_stage_error(NULL, rc, fn);
+    dmpi_lock();
+    rc = dmpi_op_apply(op, inbuf, inoutbuf, count, dt);
+    dmpi_unlock();
+    if (st) {
+        int src = rc == MPI_SUCCESS ? dmpi_coll_stage_end(st) : MPI_SUCCESS;
+        if (rc != MPI_SUCCESS) dmpi_coll_stage_free(st);
+        if (src != MPI_SUCCESS) return dmpi_coll_stage_error(NULL, src, fn);
+    }
+    return rc == MPI_SUCCESS ? rc : dmpi_error_noobj(rc, fn, "the op failed on this datatype");
+}
+
 static int reduce_local(const void *inbuf, void *inoutbuf, MPI_Count count,
                         MPI_Datatype datatype, MPI_Op oph, const char *fn)
 {
@@ -224,6 +244,8 @@ static int reduce_local(const void *inbuf, void *inoutbuf, MPI_Count count,
     DMPI_CHECK_BUF(NULL, inoutbuf, count, dt, fn);
     TRY(dmpi_coll_not_in_place(NULL, inbuf, "inbuf", fn));
     TRY(dmpi_coll_not_in_place(NULL, inoutbuf, "inoutbuf", fn));
+    if (__builtin_expect(dmpi_accel_on, 0))
+        return reduce_local_staged(inbuf, inoutbuf, count, dt, op, fn);
     dmpi_lock();
     int rc = dmpi_op_apply(op, inbuf, inoutbuf, count, dt);
     dmpi_unlock();

@@ -4,6 +4,8 @@
  * checked call and runs, starts or wraps it. */
 #include "api/coll_api.h"
 
+#include "accel/accel.h"
+
 #include "core/info.h"
 #include "core/op.h"
 
@@ -201,7 +203,9 @@ int dmpi_coll_drop(dmpi_coll_call *k, int rc)
     return rc;
 }
 
-int dmpi_coll_go(dmpi_coll_call *k)
+/* The body of dmpi_coll_go; st: the call's device staging (NULL, a
+ * constant on the host path, where this compiles to what it was). */
+static inline __attribute__((always_inline)) int go(dmpi_coll_call *k, dmpi_coll_stage *st)
 {
     int rc = MPI_SUCCESS;
     dmpi_lock();
@@ -218,8 +222,35 @@ int dmpi_coll_go(dmpi_coll_call *k)
         dmpi_request *r;
         rc = dmpi_sched_post(s, k->c, k->how.mode == DMPI_HOW_PERSISTENT, &r);
         if (rc == MPI_SUCCESS) *k->how.req = dmpi_request_handle(r);
+        if (st && rc == MPI_SUCCESS) { /* the request copies back and frees */
+            dmpi_coll_stage_attach(r, st);
+            st = NULL;
+        }
     }
     dmpi_unlock();
     dmpi_coll_drop(k, rc);
+    if (st) { /* blocking, or failed */
+        int src = rc == MPI_SUCCESS ? dmpi_coll_stage_end(st) : MPI_SUCCESS;
+        if (rc != MPI_SUCCESS) dmpi_coll_stage_free(st);
+        if (src != MPI_SUCCESS) return dmpi_coll_stage_error(k->c, src, k->how.fn);
+    }
     return rc == MPI_SUCCESS ? rc : coll_failed(k->c, rc, k->how.fn);
+}
+
+/* A device backend is on: stage the call's device buffers, if any. */
+__attribute__((noinline)) static int go_staged(dmpi_coll_call *k)
+{
+    dmpi_coll_stage *st = NULL;
+    int rc = k->oom ? MPI_SUCCESS : dmpi_coll_stage_begin(k, &st);
+    if (rc != MPI_SUCCESS) {
+        dmpi_coll_drop(k, rc);
+        return dmpi_coll_stage_error(k->c, rc, k->how.fn);
+    }
+    return st ? go(k, st) : go(k, NULL);
+}
+
+int dmpi_coll_go(dmpi_coll_call *k)
+{
+    if (__builtin_expect(dmpi_accel_on, 0)) return go_staged(k);
+    return go(k, NULL);
 }

@@ -101,6 +101,27 @@ int dmpi_coll_drop(dmpi_coll_call *k, int rc);
  * (MPI_IN_PLACE is the way to say that): MPI_ERR_BUFFER. */
 int dmpi_coll_no_alias(dmpi_comm *c, const void *sbuf, const void *rbuf, MPI_Count n,
                        const char *fn);
+/* ------------------------------------------- device buffers (coll_stage.c)
+ * Only while a device backend is active (dmpi_accel_on): the buffers of a
+ * call that lie in device memory get host blocks (dmpi_coll_stage_begin
+ * points k->a at them and fills them, except for persistent calls, which
+ * fill them at each MPI_Start through dmpi_coll_stage_restart). The
+ * outputs are copied back by dmpi_coll_stage_end (blocking: copy back and
+ * free) or, for a request, by the completion hook dmpi_coll_stage_attach
+ * installs (the blocks go with the request). *st stays NULL when nothing
+ * needs staging. Errors: MPI_ERR_BUFFER, MPI_ERR_NO_MEM, with
+ * dmpi_accel_error() saying why; dmpi_coll_stage_error raises them. */
+typedef struct dmpi_coll_stage dmpi_coll_stage;
+int dmpi_coll_stage_begin(dmpi_coll_call *k, dmpi_coll_stage **st);
+int dmpi_coll_stage_end(dmpi_coll_stage *st);
+void dmpi_coll_stage_free(dmpi_coll_stage *st);
+void dmpi_coll_stage_attach(dmpi_request *r, dmpi_coll_stage *st); /* lock held */
+int dmpi_coll_stage_restart(dmpi_request *r);                      /* r->stage set */
+int dmpi_coll_stage_error(dmpi_comm *c, int rc, const char *fn);
+/* MPI_Reduce_local: the same for its two buffers (both pointers updated). */
+int dmpi_reduce_local_staged(const void **inbuf, void **inoutbuf, MPI_Count count,
+                             const dmpi_datatype *dt, dmpi_coll_stage **st);
+
 /* Returns from the calling checker, giving up on k, if call fails. */
 #define DMPI_KTRY(k, call)                                                            \
     do {                                                                              \

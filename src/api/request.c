@@ -3,6 +3,7 @@
  * Request_get_status, Cancel. A request that is MPI_REQUEST_NULL or an
  * inactive persistent request completes at once with an empty status. */
 #include "api/api.h"
+#include "api/coll_api.h"
 #include "coll/sched.h"
 #include "p2p/p2p.h"
 
@@ -391,7 +392,14 @@ static int start_one(MPI_Request h, const char *fn)
         return dmpi_error_noobj(MPI_ERR_REQUEST, fn, "not a persistent request");
     if (r->active) return dmpi_error(r->comm, MPI_ERR_REQUEST, fn, "request is already active");
     if (r->kind == DMPI_REQ_PSEND || r->kind == DMPI_REQ_PRECV) return dmpi_start_persistent(r, fn);
-    if (dmpi_coll_is_persistent(r)) return dmpi_coll_start_persistent(r);
+    if (dmpi_coll_is_persistent(r)) {
+        /* device buffers: the blocks get the device bytes as they are now */
+        if (__builtin_expect(r->stage != NULL, 0)) {
+            int rc = dmpi_coll_stage_restart(r);
+            if (rc != MPI_SUCCESS) return dmpi_coll_stage_error(r->comm, rc, fn);
+        }
+        return dmpi_coll_start_persistent(r);
+    }
     return dmpi_error(r->comm, MPI_ERR_REQUEST, fn, "cannot start this request");
 }
 
