@@ -5,7 +5,16 @@
  * in api/rma_sync.c). Argument and epoch checks raise the right class on the window's error
  * handler; the work is in src/rma. A target of MPI_PROC_NULL makes an
  * operation a no-op. Small operations on mapped memory first try the fast
- * paths below (rma/fast.h); anything they do not take comes here. */
+ * paths below (rma/fast.h); anything they do not take comes here.
+ *
+ * Device buffers (docs/accel.md): origin, compare and result buffers in
+ * device memory are staged here, never seen by src/rma. The origin data
+ * is copied to a host block before the operation; since every operation
+ * is complete when its call returns, a result (or a Get's origin) is
+ * copied back to the device right after it, before the call returns,
+ * request-based forms included. Window memory is never device memory
+ * (api/win.c refuses it). */
+#include "accel/stage.h"
 #include "api/api.h"
 #include "core/op.h"
 #include "rma/fast.h"
@@ -20,13 +29,62 @@ enum { K_PUT, K_GET };
  * Each returns true when it did the whole operation (every argument valid,
  * see rma/fast.h), false when the general path below must run. */
 #define FAST(call) DMPI_RMA_FAST_CALL(call)
+/* The fast paths touch the buffers in place: host memory only (one test
+ * of dmpi_accel_on while no device backend is active). */
+__attribute__((noinline)) static bool all_host(const void *a, const void *b, const void *c)
+{
+    return !dmpi_accel_needs_staging(a) && !dmpi_accel_needs_staging(b) &&
+           !dmpi_accel_needs_staging(c);
+}
+static inline bool host_bufs(const void *a, const void *b, const void *c)
+{
+    return __builtin_expect(!dmpi_accel_on, 1) || all_host(a, b, c);
+}
+
+/* ------------------------------------------------------- device staging
+ * Up to three staged buffers of one operation: stage() before it (a
+ * no-op unless a device backend is on and the buffer is device memory),
+ * unstage() after it, which copies the outputs back when ok. */
+typedef struct rma_staging {
+    dmpi_stage *s[3];
+} rma_staging;
+
+static int stage(rma_staging *g, int i, bool out, void **buf, MPI_Count count, dmpi_datatype *dt)
+{
+    g->s[i] = NULL;
+    if (__builtin_expect(!dmpi_stage_wanted(*buf, count, dt), 1)) return MPI_SUCCESS;
+    int rc;
+    void *h;
+    if (!(g->s[i] = dmpi_stage_new(out, *buf, count, dt, &h, &rc))) return rc;
+    *buf = h;
+    return MPI_SUCCESS;
+}
+
+static int unstage(rma_staging *g, bool ok)
+{
+    int rc = MPI_SUCCESS;
+    for (int i = 0; i < 3; i++) {
+        if (!g->s[i]) continue;
+        if (ok && rc == MPI_SUCCESS) rc = dmpi_stage_finish(g->s[i], (MPI_Count)g->s[i]->span);
+        dmpi_stage_free(g->s[i]);
+        g->s[i] = NULL;
+    }
+    return rc;
+}
+
+static int stage_err(dmpi_win *w, rma_staging *g, int rc, const char *fn)
+{
+    unstage(g, false);
+    return dmpi_win_err(w, rc == MPI_ERR_NO_MEM ? rc : MPI_ERR_BUFFER, fn,
+                        "a buffer is device memory and cannot be staged: %s", dmpi_accel_error());
+}
 
 static inline bool fast_put_get(int kind, void *oaddr, MPI_Count ocount, MPI_Datatype odt,
                                 int t, MPI_Aint disp, MPI_Count tcount, MPI_Datatype tdt,
                                 MPI_Win win)
 {
     dmpi_win *w = dmpi_win_get(win);
-    if (!dmpi_rma_fast_ready() || !w) return false;
+    if (!dmpi_rma_fast_ready() || !w || !host_bufs(oaddr, NULL, NULL)) return false;
     size_t n = dmpi_rma_fast_bytes(ocount, dmpi_rma_tinfo_of(odt)->size);
     if (!n || !oaddr || n != dmpi_rma_fast_bytes(tcount, dmpi_rma_tinfo_of(tdt)->size))
         return false;
@@ -51,7 +109,7 @@ static inline bool fast_acc(const void *oaddr, MPI_Count ocount, MPI_Datatype od
                             MPI_Win win)
 {
     dmpi_win *w = dmpi_win_get(win);
-    if (!dmpi_rma_fast_ready() || !w) return false;
+    if (!dmpi_rma_fast_ready() || !w || !host_bufs(oaddr, raddr, NULL)) return false;
     const dmpi_rma_tinfo *ti = dmpi_rma_tinfo_of(tdt);
     bool noop = oph == MPI_NO_OP;
     if (!(ti->ops & dmpi_rma_op_bit(oph)) || (noop && !has_result)) return false;
@@ -73,7 +131,7 @@ static inline bool fast_fop(const void *oaddr, void *raddr, MPI_Datatype dt, int
                             MPI_Aint disp, MPI_Op oph, MPI_Win win)
 {
     dmpi_win *w = dmpi_win_get(win);
-    if (!dmpi_rma_fast_ready() || !w) return false;
+    if (!dmpi_rma_fast_ready() || !w || !host_bufs(oaddr, raddr, NULL)) return false;
     const dmpi_rma_tinfo *ti = dmpi_rma_tinfo_of(dt);
     bool noop = oph == MPI_NO_OP;
     if (!(ti->ops & dmpi_rma_op_bit(oph)) || !raddr || (!oaddr && !noop)) return false;
@@ -90,7 +148,7 @@ static inline bool fast_cas(const void *oaddr, const void *caddr, void *raddr, M
                             int t, MPI_Aint disp, MPI_Win win)
 {
     dmpi_win *w = dmpi_win_get(win);
-    if (!dmpi_rma_fast_ready() || !w) return false;
+    if (!dmpi_rma_fast_ready() || !w || !host_bufs(oaddr, caddr, raddr)) return false;
     const dmpi_rma_tinfo *ti = dmpi_rma_tinfo_of(dt);
     if (!ti->cas || !oaddr || !caddr || !raddr) return false;
     dmpi_win_target *tg = dmpi_rma_fast_target(w, t);
@@ -175,6 +233,9 @@ static int put_get(int kind, void *oaddr, MPI_Count ocount, MPI_Datatype odt, in
     if (rc == MPI_SUCCESS) rc = get_buf(w, NULL, tcount, tdt, "target", fn, &tg);
     if (rc == MPI_SUCCESS) rc = check_rank(w, t, fn, &skip);
     if (rc != MPI_SUCCESS) return rc;
+    rma_staging g = {{NULL}};
+    if (!skip && (rc = stage(&g, 0, kind == K_GET, &o.buf, o.count, o.dt)) != MPI_SUCCESS)
+        return stage_err(w, &g, rc, fn);
     char why[256];
     why[0] = '\0';
     const char *cwhy = NULL;
@@ -186,6 +247,10 @@ static int put_get(int kind, void *oaddr, MPI_Count ocount, MPI_Datatype odt, in
                                : dmpi_rma_get(w, o, t, disp, tg, why, sizeof why);
         w->dirty = true;
         dmpi_unlock();
+    }
+    if (__builtin_expect(g.s[0] != NULL, 0)) {
+        int src = unstage(&g, rc == MPI_SUCCESS);
+        if (src != MPI_SUCCESS) return stage_err(w, &g, src, fn);
     }
     if (rc != MPI_SUCCESS)
         return dmpi_win_err(w, rc, fn, "%s", cwhy ? cwhy : why[0] ? why : "the access failed");
@@ -215,6 +280,10 @@ static int acc_common(const void *oaddr, MPI_Count ocount, MPI_Datatype odt, voi
     if (rc == MPI_SUCCESS && has_result) rc = get_buf(w, raddr, rcount, rdt, "result", fn, &res);
     if (rc == MPI_SUCCESS) rc = check_rank(w, t, fn, &skip);
     if (rc != MPI_SUCCESS) return rc;
+    rma_staging g = {{NULL}};
+    if (!skip && ((rc = stage(&g, 0, false, &o.buf, o.count, o.dt)) != MPI_SUCCESS ||
+                  (rc = stage(&g, 1, true, &res.buf, res.count, res.dt)) != MPI_SUCCESS))
+        return stage_err(w, &g, rc, fn);
     char why[256];
     why[0] = '\0';
     const char *cwhy = NULL;
@@ -225,6 +294,10 @@ static int acc_common(const void *oaddr, MPI_Count ocount, MPI_Datatype odt, voi
             rc = dmpi_rma_acc(w, o, has_result ? &res : NULL, t, disp, tg, op, why, sizeof why);
         w->dirty = true;
         dmpi_unlock();
+    }
+    if (__builtin_expect(g.s[0] || g.s[1], 0)) {
+        int src = unstage(&g, rc == MPI_SUCCESS);
+        if (src != MPI_SUCCESS) return stage_err(w, &g, src, fn);
     }
     if (rc != MPI_SUCCESS)
         return dmpi_win_err(w, rc, fn, "%s", cwhy ? cwhy : why[0] ? why : "the access failed");
@@ -429,16 +502,24 @@ static int fop_slow(const void *origin_addr, void *result_addr, MPI_Datatype dat
     bool skip;
     int rc = check_rank(w, target_rank, FN, &skip);
     if (rc != MPI_SUCCESS || skip) return rc;
+    rma_staging g = {{NULL}};
+    void *oa = (void *)origin_addr;
+    if ((oa && (rc = stage(&g, 0, false, &oa, 1, dt)) != MPI_SUCCESS) ||
+        (rc = stage(&g, 1, true, &result_addr, 1, dt)) != MPI_SUCCESS)
+        return stage_err(w, &g, rc, FN);
     char why[256];
     why[0] = '\0';
     const char *cwhy = NULL;
     dmpi_lock();
     rc = check_epoch(w, target_rank, false, &cwhy);
     if (rc == MPI_SUCCESS)
-        rc = dmpi_rma_fop(w, origin_addr, result_addr, dt, target_rank, target_disp, o, why,
-                          sizeof why);
+        rc = dmpi_rma_fop(w, oa, result_addr, dt, target_rank, target_disp, o, why, sizeof why);
     w->dirty = true;
     dmpi_unlock();
+    if (__builtin_expect(g.s[0] || g.s[1], 0)) {
+        int src = unstage(&g, rc == MPI_SUCCESS);
+        if (src != MPI_SUCCESS) return stage_err(w, &g, src, FN);
+    }
     if (rc != MPI_SUCCESS)
         return dmpi_win_err(w, rc, FN, "%s", cwhy ? cwhy : why[0] ? why : "the access failed");
     return MPI_SUCCESS;
@@ -471,16 +552,25 @@ static int cas_slow(const void *origin_addr, const void *compare_addr, void *res
     bool skip;
     int rc = check_rank(w, target_rank, FN, &skip);
     if (rc != MPI_SUCCESS || skip) return rc;
+    rma_staging g = {{NULL}};
+    void *oa = (void *)origin_addr, *ca = (void *)compare_addr;
+    if ((rc = stage(&g, 0, false, &oa, 1, dt)) != MPI_SUCCESS ||
+        (rc = stage(&g, 1, false, &ca, 1, dt)) != MPI_SUCCESS ||
+        (rc = stage(&g, 2, true, &result_addr, 1, dt)) != MPI_SUCCESS)
+        return stage_err(w, &g, rc, FN);
     char why[256];
     why[0] = '\0';
     const char *cwhy = NULL;
     dmpi_lock();
     rc = check_epoch(w, target_rank, false, &cwhy);
     if (rc == MPI_SUCCESS)
-        rc = dmpi_rma_cas(w, origin_addr, compare_addr, result_addr, dt, target_rank,
-                          target_disp, why, sizeof why);
+        rc = dmpi_rma_cas(w, oa, ca, result_addr, dt, target_rank, target_disp, why, sizeof why);
     w->dirty = true;
     dmpi_unlock();
+    if (__builtin_expect(g.s[0] || g.s[1] || g.s[2], 0)) {
+        int src = unstage(&g, rc == MPI_SUCCESS);
+        if (src != MPI_SUCCESS) return stage_err(w, &g, src, FN);
+    }
     if (rc != MPI_SUCCESS)
         return dmpi_win_err(w, rc, FN, "%s", cwhy ? cwhy : why[0] ? why : "the access failed");
     return MPI_SUCCESS;

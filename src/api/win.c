@@ -6,8 +6,16 @@
  * MPI_Alloc_mem is in api/mem.c.
  *
  * Errors before a window exists go to the communicator's handler, errors
- * on a window to the window's (MPI_ERRORS_ARE_FATAL unless set). */
+ * on a window to the window's (MPI_ERRORS_ARE_FATAL unless set).
+ *
+ * Window memory in device memory is not supported yet (docs/accel.md): a
+ * device base in MPI_Win_create or MPI_Win_attach, or MPI_Win_allocate(_
+ * shared) asked for a device kind through mpi_memory_alloc_kinds, fails
+ * with MPI_ERR_BUFFER (origin and result buffers in device memory are
+ * staged by api/rma.c). */
+#include "accel/accel.h"
 #include "api/api.h"
+#include "coll/coll.h"
 #include "core/attr.h"
 #include "core/group.h"
 #include "core/info.h"
@@ -16,6 +24,38 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* 1 when this process's window memory would be device memory: a device
+ * base, or an info asking for one device kind (the rule of MPI_Alloc_mem,
+ * api/mem.c); 0 otherwise. */
+static int device_memory(int flavor, const void *base, MPI_Aint size, const dmpi_info *inf)
+{
+    if (flavor == MPI_WIN_FLAVOR_CREATE) return size > 0 && dmpi_accel_needs_staging(base);
+    char v[MPI_MAX_INFO_VAL + 1];
+    int len = 0;
+    if (!inf || !dmpi_info_copy_value(inf, "mpi_memory_alloc_kinds", v, sizeof v, &len)) return 0;
+    int k = dmpi_mem_kind_from_name(v);
+    return k >= 0 && dmpi_mem_kind_is_device((dmpi_mem_kind)k);
+}
+
+/* Refuses device window memory on every process when any has it: they
+ * agree first (the creation is collective), so none is left waiting. */
+static int refuse_device_memory(dmpi_comm *c, int flavor, const void *base, MPI_Aint size,
+                                const dmpi_info *inf, const char *fn)
+{
+    int mine = device_memory(flavor, base, size, inf), any = mine;
+    dmpi_lock();
+    int rc = dmpi_coll_allreduce(MPI_IN_PLACE, &any, 1, dmpi_dt_builtin(MPI_INT),
+                                 dmpi_op_builtin(MPI_MAX), c);
+    dmpi_unlock();
+    if (rc != MPI_SUCCESS) return dmpi_error(c, rc, fn, "cannot agree on the window memory");
+    if (!any) return MPI_SUCCESS;
+    return dmpi_error(c, MPI_ERR_BUFFER, fn, "%s: window memory in device memory is not "
+                      "supported yet (docs/accel.md)",
+                      !mine ? "another process's window memory is device memory"
+                      : flavor == MPI_WIN_FLAVOR_CREATE ? "base is device memory"
+                      : "mpi_memory_alloc_kinds asks for device memory");
+}
 
 static int create_common(int flavor, void *base, MPI_Aint size, MPI_Aint disp_unit,
                          MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win,
@@ -33,6 +73,10 @@ static int create_common(int flavor, void *base, MPI_Aint size, MPI_Aint disp_un
     DMPI_CHECK(c, !alloc || baseptr, MPI_ERR_ARG, fn, "baseptr is NULL");
     dmpi_info *inf = info == MPI_INFO_NULL ? NULL : dmpi_info_get(info);
     DMPI_CHECK(c, info == MPI_INFO_NULL || inf, MPI_ERR_INFO, fn, "invalid info object");
+    if (flavor != MPI_WIN_FLAVOR_DYNAMIC) {
+        int rc = refuse_device_memory(c, flavor, base, size, inf, fn);
+        if (rc != MPI_SUCCESS) return rc;
+    }
     char why[256] = "";
     dmpi_win *w = NULL;
     dmpi_lock();
@@ -179,6 +223,9 @@ int PMPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
                 "memory can only be attached to windows of MPI_Win_create_dynamic");
     DMPI_WCHECK(w, size >= 0, MPI_ERR_SIZE, FN, "negative size %lld", (long long)size);
     DMPI_WCHECK(w, base || size == 0, MPI_ERR_ARG, FN, "base is NULL");
+    DMPI_WCHECK(w, size == 0 || !dmpi_accel_needs_staging(base), MPI_ERR_BUFFER, FN,
+                "base is device memory: window memory in device memory is not supported yet "
+                "(docs/accel.md)");
     const char *why = "";
     dmpi_lock();
     int rc = dmpi_win_attach(w, base, size, &why);
