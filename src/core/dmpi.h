@@ -298,6 +298,15 @@ static inline void dmpi_poll_result(bool found)
     if (found) dmpi_poll_empty_run = 0;
     else if (++dmpi_poll_empty_run >= dmpi_poll_yield_after) dmpi_poll_yield();
 }
+/* Set by the RMA layer while a window spans nodes: called for each
+ * one-sided packet (DMPI_PKT_RMA) that arrives from another node. */
+struct dmpi_ring;
+struct dmpi_pkt;
+extern void (*dmpi_rma_packet_hook)(int peer, const struct dmpi_ring *ring,
+                                    const struct dmpi_pkt *p);
+/* Set by the RMA layer while a target has requests it could not serve
+ * yet (a lock that is taken): called by every progress pass. */
+extern int (*dmpi_rma_progress_hook)(void);
 /* Adds a request whose r->poll hook the progress engine calls until it
  * returns 1 (then the hook must have completed the request). */
 void dmpi_progress_register(dmpi_request *r);

@@ -121,7 +121,7 @@ void dmpi_offer_rtr_arrived(int peer, const dmpi_pkt *p)
 }
 
 /* The write has left the send buffer: the send is complete. */
-static void pushed(dmpi_request *r, int peer, const char *err)
+static void pushed(void *r, int peer, const char *err)
 {
     if (err) dmpi_protocol_error(peer, err);
     dmpi_send_reply(r, DMPI_TXW_DONE);

@@ -119,6 +119,9 @@ void dmpi_poll_yield(void)
 static dmpi_request **hooked;
 static int nhooked, cap_hooked;
 
+void (*dmpi_rma_packet_hook)(int peer, const struct dmpi_ring *ring, const struct dmpi_pkt *p);
+int (*dmpi_rma_progress_hook)(void);
+
 void dmpi_progress_register(dmpi_request *r)
 {
     if (nhooked == cap_hooked) {
@@ -163,6 +166,7 @@ int dmpi_progress(void)
         (++late_tick & 63) == 0)
         n += dmpi_late_scan();
     if (nhooked) n += poll_hooks();
+    if (dmpi_rma_progress_hook) n += dmpi_rma_progress_hook();
     return n;
 }
 

@@ -85,8 +85,9 @@ static void pull_bytes(int peer, uint64_t addr, dmpi_request *r, uint64_t n)
 }
 
 /* A network peer's read finished: unpack a bounce buffer, answer DONE. */
-static void net_read_done(dmpi_request *r, int peer, const char *err)
+static void net_read_done(void *ctx, int peer, const char *err)
 {
+    dmpi_request *r = ctx;
     if (err) dmpi_protocol_error(peer, err);
     uint64_t n = (uint64_t)dmpi_status_bytes(&r->status);
     if (r->tmp) {
@@ -356,6 +357,11 @@ static void rx_packet(int peer, dmpi_ring *ring, dmpi_pkt *p)
         break;
     case DMPI_PKT_CANCELLED:
         dmpi_send_cancelled(peer, p->cookie);
+        break;
+    case DMPI_PKT_RMA:
+        if (dmpi_p2p_on_node(peer) || !dmpi_rma_packet_hook)
+            dmpi_protocol_error(peer, "one-sided packet where no window spans nodes");
+        dmpi_rma_packet_hook(peer, ring, p);
         break;
     default:
         dmpi_protocol_error(peer, "unknown packet type");

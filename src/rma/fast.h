@@ -146,12 +146,15 @@ static inline bool dmpi_rma_fast_ready(void) { return dmpi_rt.initialized && !dm
     } while (0)
 
 /* Target t of w when it is mapped here and an access epoch to it is open
- * (the conditions of dmpi_rma_access_ok), else NULL. */
+ * (the conditions of dmpi_rma_access_ok), else NULL. Never in windows
+ * across nodes: each of their calls also serves the other nodes' requests
+ * (rma/xfer.c), which a rank polling its own memory would otherwise starve. */
 static inline dmpi_win_target *dmpi_rma_fast_target(dmpi_win *w, int t)
 {
     if ((unsigned)t >= (unsigned)w->size) return NULL;
     dmpi_win_target *tg = &w->tgt[t];
-    if (!tg->mapped || !(w->lock_all || tg->lock || tg->in_start || w->fence_open)) return NULL;
+    if (!tg->mapped || !(w->lock_all || tg->lock || tg->in_start || w->fence_open) || w->net)
+        return NULL;
     return tg;
 }
 

@@ -23,6 +23,7 @@
 
 #include "core/dmpi.h"
 #include "core/info.h"
+#include "transport/transport.h"
 
 #define DMPI_MAGIC_WIN 0x57494e5fu
 /* dmpi_errhandler.kind of a handler made by MPI_Win_create_errhandler
@@ -37,6 +38,9 @@ struct dmpi_win;
  * sizes are equal (checked by the caller). All return MPI error classes. */
 typedef struct dmpi_rma_ops {
     const char *name;
+    bool remote;          /* the target is on another node: atomic and cas
+                           * serve every accumulate (there is no control
+                           * block of the target's here to lock) */
     int (*put)(struct dmpi_win *w, int t, uintptr_t taddr, MPI_Count tcount,
                dmpi_datatype *tdt, const void *obuf, MPI_Count ocount, dmpi_datatype *odt);
     int (*get)(struct dmpi_win *w, int t, uintptr_t taddr, MPI_Count tcount,
@@ -55,10 +59,14 @@ typedef struct dmpi_rma_ops {
                const void *value, const void *compare, void *result);
     /* Makes this process's completed accesses to t visible at t. */
     void (*flush)(struct dmpi_win *w, int t);
+    /* MPI_Win_lock's lock of t's memory, where it is not a word of this
+     * node's control block (NULL: it is). */
+    void (*lock)(struct dmpi_win *w, int t, int type);
+    void (*unlock)(struct dmpi_win *w, int t, int type);
 } dmpi_rma_ops;
 
 #define DMPI_RMA_NOT_NATIVE (-1)
-extern const dmpi_rma_ops dmpi_rma_direct_ops, dmpi_rma_cma_ops;
+extern const dmpi_rma_ops dmpi_rma_direct_ops, dmpi_rma_cma_ops, dmpi_rma_net_ops;
 
 /* --------------------------------------------------------- control block
  * Lives at the start of the window's segment (rma/seg.c). Per rank: */
@@ -70,9 +78,13 @@ typedef struct dmpi_win_ctl_rank {
     _Atomic uint64_t attach_tab;          /* its address in the owner (dmpi_win_span[nattach]) */
 } dmpi_win_ctl_rank;
 
-/* A region attached to a dynamic window: [base, base + len). */
+/* A region attached to a dynamic window: [base, base + len); in windows
+ * across nodes also its network address and key (rma/net.c) and, in the
+ * owner's table, its registration. */
 typedef struct dmpi_win_span {
     uint64_t base, len;
+    uint64_t raddr, key;
+    void *reg;
 } dmpi_win_span;
 
 /* An origin's copy of a target's attach table, valid while the target's
@@ -93,6 +105,7 @@ typedef struct dmpi_win_target {
     void *qbase;
     bool mapped;          /* its memory is in the segment (stripes guard accumulates) */
     const dmpi_rma_ops *ops;
+    dmpi_rts_info remote; /* on another node: its memory's network address and key */
     int world;            /* MPI_COMM_WORLD rank (pid table index) */
     int lock;             /* my passive-target lock on it: 0 or MPI_LOCK_* */
     bool lock_nocheck;    /* taken with MPI_MODE_NOCHECK: nothing to release */
@@ -117,7 +130,11 @@ typedef struct dmpi_win {
     void *base;                   /* my memory */
     MPI_Aint bytes, disp_unit;
     dmpi_win_target *tgt;         /* [size] */
-    /* the segment */
+    /* windows whose ranks span nodes (rma/net.c): the ranks of my node
+     * (they share the segment) and the network state; NULL otherwise */
+    dmpi_comm *node_comm;
+    struct dmpi_win_net *net;
+    /* the segment (of my node's ranks) */
     void *seg;
     size_t seg_bytes;
     struct dmpi_win_ctl *ctl;
@@ -176,6 +193,10 @@ int dmpi_win_attach(dmpi_win *w, void *base, MPI_Aint size, const char **why);
 int dmpi_win_detach(dmpi_win *w, const void *base);
 /* Is [lo, hi) inside memory t has attached (one region, or adjacent ones)? */
 bool dmpi_win_dyn_contains(dmpi_win *w, int t, uintptr_t lo, uintptr_t hi);
+/* The same question of a table v of n regions (sorted, see win.c); the
+ * index of the region holding lo goes to *first. */
+bool dmpi_win_span_covered(const dmpi_win_span *v, uint32_t n, uint64_t lo, uint64_t hi,
+                           uint32_t *first);
 
 /* ----------------------------------------------------- segment (seg.c) */
 /* Bytes of the control part for size ranks (page multiple). */
@@ -192,8 +213,12 @@ int dmpi_win_seg_map(const char *name, size_t bytes, void **out, char *why, size
 void dmpi_win_barrier(dmpi_win *w);
 
 /* ------------------------------------------- locks of the control block */
+/* MPI_Win_lock's lock of t (through the mover where t is on another node). */
 void dmpi_rma_rwlock_acquire(dmpi_win *w, int t, int type);
 void dmpi_rma_rwlock_release(dmpi_win *w, int t, int type);
+/* The lock word of t in this node's control block: one attempt; release. */
+bool dmpi_rma_rwlock_try(dmpi_win *w, int t, int type);
+void dmpi_rma_rwlock_release_word(dmpi_win *w, int t, int type);
 /* Mutual exclusion for a read-modify-write of [lo, hi) (target-relative
  * offsets) at t: stripes by address for mapped memory, the target's
  * acc_lock word otherwise. Unlock with the same arguments. */
@@ -245,6 +270,31 @@ int dmpi_rma_cas(dmpi_win *w, const void *value, const void *compare, void *resu
 /* The predefined type an accumulate works element by element on, or NULL
  * when dt mixes basic types. */
 dmpi_datatype *dmpi_rma_basic(const dmpi_datatype *dt);
+/* An accumulate (n contiguous elements of bdt at addr) or compare-and-swap
+ * applied by the target to its own memory, as a node-local origin would:
+ * for requests from other nodes (rma/net.c). */
+int dmpi_rma_acc_self(dmpi_win *w, uintptr_t addr, dmpi_datatype *bdt, MPI_Count n,
+                      dmpi_op *op, const void *operand, void *result);
+int dmpi_rma_cas_self(dmpi_win *w, uintptr_t addr, dmpi_datatype *dt, const void *value,
+                      const void *compare, void *result);
+
+/* ----------------------------------- windows across nodes (rma/net.c) */
+/* Collective: registers my memory with the network and learns every
+ * remote target's address and key (targets with the net mover). */
+int dmpi_rma_net_open(dmpi_win *w, char *why, size_t whylen);
+void dmpi_rma_net_close(dmpi_win *w);
+/* Every operation to every target on another node done at the target. */
+void dmpi_rma_net_flush_all(dmpi_win *w);
+/* Operations to t done here (origin buffers free, gets arrived). */
+void dmpi_rma_net_wait_local(dmpi_win *w, int t);
+/* Dynamic windows: registers (or forgets) an attached region for the
+ * network; a copy of t's table of regions, fetched when it may be stale. */
+int dmpi_rma_net_attach(dmpi_win *w, dmpi_win_span *s);
+void dmpi_rma_net_detach(dmpi_win_span *s);
+bool dmpi_rma_net_dyn_contains(dmpi_win *w, int t, uint64_t lo, uint64_t hi);
+/* MPI_Win_post to an origin, MPI_Win_complete to a target, on another node. */
+void dmpi_rma_net_post(dmpi_win *w, int origin);
+void dmpi_rma_net_complete(dmpi_win *w, int t);
 
 /* --------------------------------------------- errors and info (win_err.c) */
 /* Raises cls on window w: records "func: message" and applies the

@@ -8,6 +8,7 @@
  * the reader-writer lock of MPI_Win_lock and the mutexes that make
  * accumulates element-wise atomic where no native atomic does. */
 #include "rma/rma.h"
+#include "coll/coll.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -140,6 +141,11 @@ void dmpi_win_barrier(dmpi_win *w)
 {
     atomic_thread_fence(memory_order_seq_cst);
     if (w->size == 1) return;
+    if (w->net) { /* across nodes: everything done at its target, then all meet */
+        dmpi_rma_net_flush_all(w);
+        dmpi_coll_barrier(w->comm);
+        return;
+    }
     w->bar_sense = !w->bar_sense;
     uint32_t sense = w->bar_sense;
     struct dmpi_win_ctl *c = w->ctl;
@@ -167,31 +173,43 @@ void dmpi_rma_backoff(unsigned *spins)
 
 /* Shared holders count in the low bits; DMPI_RWLOCK_EXCL marks the
  * exclusive holder. No queue: waiters poll (progressing p2p meanwhile). */
-void dmpi_rma_rwlock_acquire(dmpi_win *w, int t, int type)
+bool dmpi_rma_rwlock_try(dmpi_win *w, int t, int type)
 {
     _Atomic uint64_t *l = &w->ctl_rank[t].rwlock;
-    unsigned idle = 0;
     for (;;) {
         uint64_t v = atomic_load_explicit(l, memory_order_relaxed);
-        if (type == MPI_LOCK_EXCLUSIVE) {
-            if (v == 0 && atomic_compare_exchange_weak_explicit(
-                              l, &v, DMPI_RWLOCK_EXCL, memory_order_acquire, memory_order_relaxed))
-                return;
-        } else if (!(v & DMPI_RWLOCK_EXCL)) {
-            if (atomic_compare_exchange_weak_explicit(l, &v, v + 1, memory_order_acquire,
-                                                      memory_order_relaxed))
-                return;
-            continue; /* another reader came in: retry at once */
-        }
-        wait_idle(&idle);
+        if (type == MPI_LOCK_EXCLUSIVE)
+            return v == 0 && atomic_compare_exchange_strong_explicit(
+                                 l, &v, DMPI_RWLOCK_EXCL, memory_order_acquire, memory_order_relaxed);
+        if (v & DMPI_RWLOCK_EXCL) return false;
+        if (atomic_compare_exchange_weak_explicit(l, &v, v + 1, memory_order_acquire,
+                                                  memory_order_relaxed))
+            return true;
+        /* another reader came in: retry at once */
     }
 }
 
-void dmpi_rma_rwlock_release(dmpi_win *w, int t, int type)
+void dmpi_rma_rwlock_acquire(dmpi_win *w, int t, int type)
+{
+    if (w->tgt[t].ops->lock) {
+        w->tgt[t].ops->lock(w, t, type);
+        return;
+    }
+    unsigned idle = 0;
+    while (!dmpi_rma_rwlock_try(w, t, type)) wait_idle(&idle);
+}
+
+void dmpi_rma_rwlock_release_word(dmpi_win *w, int t, int type)
 {
     _Atomic uint64_t *l = &w->ctl_rank[t].rwlock;
     if (type == MPI_LOCK_EXCLUSIVE) atomic_store_explicit(l, 0, memory_order_release);
     else atomic_fetch_sub_explicit(l, 1, memory_order_release);
+}
+
+void dmpi_rma_rwlock_release(dmpi_win *w, int t, int type)
+{
+    if (w->tgt[t].ops->unlock) w->tgt[t].ops->unlock(w, t, type);
+    else dmpi_rma_rwlock_release_word(w, t, type);
 }
 
 static void mutex_lock(_Atomic uint32_t *m)

@@ -2,6 +2,8 @@
  * window's shared control block, so a target never has to call MPI:
  *
  *  - fence: a memory barrier and the window's barrier (rma/seg.c);
+ *    targets on other nodes are reached by packets instead (rma/net.c):
+ *    their lock, post and complete go there, and flushes wait for them;
  *  - post/start/complete/wait: counters per (target, origin) pair; post
  *    adds one to post[target][origin] for every origin of its group, start
  *    waits until each target's counter passed the posts it has consumed,
@@ -76,9 +78,10 @@ int dmpi_rma_post(dmpi_win *w, const int *ranks, int n, int assert_, const char 
     atomic_thread_fence(memory_order_seq_cst); /* my stores before their accesses */
     for (int i = 0; i < n; i++) {
         w->tgt[ranks[i]].in_post = true;
-        if (!(assert_ & MPI_MODE_NOCHECK))
-            atomic_fetch_add_explicit(&w->post[(size_t)w->rank * w->size + ranks[i]], 1,
-                                      memory_order_release);
+        if (assert_ & MPI_MODE_NOCHECK) continue;
+        if (w->tgt[ranks[i]].ops->remote) dmpi_rma_net_post(w, ranks[i]);
+        else atomic_fetch_add_explicit(&w->post[(size_t)w->rank * w->size + ranks[i]], 1,
+                                       memory_order_release);
     }
     w->posted = true;
     return MPI_SUCCESS;
@@ -117,8 +120,9 @@ int dmpi_rma_complete(dmpi_win *w, const char **why)
         dmpi_win_target *tg = &w->tgt[t];
         if (!tg->in_start) continue;
         tg->ops->flush(w, t);
-        atomic_fetch_add_explicit(&w->complete[(size_t)t * w->size + w->rank], 1,
-                                  memory_order_release);
+        if (tg->ops->remote) dmpi_rma_net_complete(w, t);
+        else atomic_fetch_add_explicit(&w->complete[(size_t)t * w->size + w->rank], 1,
+                                       memory_order_release);
         tg->in_start = false;
     }
     w->started = false;
@@ -230,6 +234,7 @@ int dmpi_rma_unlock_all(dmpi_win *w, const char **why)
 
 int dmpi_rma_flush(dmpi_win *w, int t, const char **why)
 {
+    if (w->net) dmpi_progress(); /* serve the other nodes (see rma/xfer.c) */
     if (t < 0) {
         if (!w->nlocked && !w->lock_all) {
             *why = "no passive-target epoch (MPI_Win_lock or MPI_Win_lock_all) is open";

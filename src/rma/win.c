@@ -100,6 +100,11 @@ static bool in_heap(const rank_rec *r)
     return r->size > 0 && dmpi_heap_contains(r->base, (uint64_t)r->size);
 }
 
+static bool same_node(const rank_rec *a, const rank_rec *b)
+{
+    return dmpi_rt.node_of[a->world] == dmpi_rt.node_of[b->world];
+}
+
 static void setup_targets(dmpi_win *w, const rank_rec *r, const size_t *off)
 {
     w->all_mapped = true;
@@ -109,6 +114,11 @@ static void setup_targets(dmpi_win *w, const rank_rec *r, const size_t *off)
         tg->disp_unit = r[t].disp_unit;
         tg->world = r[t].world;
         bool me = t == w->rank;
+        if (!same_node(&r[t], &r[w->rank])) { /* address and key: dmpi_rma_net_open */
+            tg->ops = &dmpi_rma_net_ops;
+            w->all_mapped = false;
+            continue;
+        }
         if (w->flavor == MPI_WIN_FLAVOR_ALLOCATE || w->flavor == MPI_WIN_FLAVOR_SHARED) {
             tg->base = (uintptr_t)((char *)w->seg + off[t]);
             tg->mapped = true;
@@ -131,14 +141,15 @@ static void setup_targets(dmpi_win *w, const rank_rec *r, const size_t *off)
     }
 }
 
-/* Rank 0 creates the segment and tells the others, who map it; all agree
- * whether everyone succeeded. Rank 0 then unlinks it. */
-static int make_segment(dmpi_win *w, size_t bytes, char *why, size_t whylen)
+/* Rank 0 of c (the window's ranks, or those of my node) creates the
+ * segment and tells the others, who map it; all agree whether everyone
+ * succeeded. Rank 0 then unlinks it. */
+static int make_segment(dmpi_win *w, dmpi_comm *c, size_t bytes, char *why, size_t whylen)
 {
     seg_msg m;
     memset(&m, 0, sizeof m);
     dmpi_datatype *byte = dmpi_coll_byte();
-    if (w->rank == 0) {
+    if (c->rank == 0) {
         snprintf(m.name, sizeof m.name, "/dmpi-%s-w%d-%u", dmpi_pmi_jobid(), dmpi_rt.world_rank,
                  ++seg_seq);
         m.bytes = bytes;
@@ -148,10 +159,10 @@ static int make_segment(dmpi_win *w, size_t bytes, char *why, size_t whylen)
             dmpi_win_ctl_attach(w, true, bytes);
         }
     }
-    int rc = w->size > 1 ? dmpi_coll_bcast(&m, sizeof m, byte, 0, w->comm) : MPI_SUCCESS;
+    int rc = c->size > 1 ? dmpi_coll_bcast(&m, sizeof m, byte, 0, c) : MPI_SUCCESS;
     if (rc != MPI_SUCCESS) return rc; /* every rank sees the same failure */
     int st = m.status;
-    if (w->rank != 0) {
+    if (c->rank != 0) {
         if (st == MPI_SUCCESS) {
             st = dmpi_win_seg_map(m.name, m.bytes, &w->seg, why, whylen);
             if (st == MPI_SUCCESS) {
@@ -163,10 +174,10 @@ static int make_segment(dmpi_win *w, size_t bytes, char *why, size_t whylen)
         }
     }
     int all = st;
-    if (w->size > 1)
+    if (w->size > 1) /* every rank of the window: the nodes agree too */
         rc = dmpi_coll_allreduce(&st, &all, 1, dmpi_dt_builtin(MPI_INT),
                                  dmpi_op_builtin(MPI_MAX), w->comm);
-    if (w->rank == 0 && m.status == MPI_SUCCESS) shm_unlink(m.name);
+    if (c->rank == 0 && m.status == MPI_SUCCESS) shm_unlink(m.name);
     if (rc == MPI_SUCCESS && all != MPI_SUCCESS && st == MPI_SUCCESS)
         snprintf(why, whylen, "another rank could not map the window's shared memory");
     if ((rc != MPI_SUCCESS || all != MPI_SUCCESS) && w->seg) {
@@ -179,9 +190,12 @@ static int make_segment(dmpi_win *w, size_t bytes, char *why, size_t whylen)
 static void destroy(dmpi_win *w)
 {
     if (!w) return;
+    dmpi_rma_net_close(w);
     if (w->seg) munmap(w->seg, w->seg_bytes);
+    if (w->node_comm) dmpi_comm_release(w->node_comm);
     if (w->comm) dmpi_comm_release(w->comm);
     free(w->tgt);
+    for (uint32_t i = 0; i < w->nattach; i++) dmpi_rma_net_detach(&w->attach[i]);
     if (w->dyn)
         for (int t = 0; t < w->size; t++) free(w->dyn[t].v);
     free(w->dyn);
@@ -190,27 +204,43 @@ static void destroy(dmpi_win *w)
     free(w);
 }
 
-/* The allgathered records: anyone out of memory, or CMA needed where the
- * system forbids it? The same verdict on every rank. */
-static int check_records(const rank_rec *recs, int n, int flavor, char *why, size_t whylen)
+/* The allgathered records: anyone out of memory, a window across nodes
+ * that cannot be, or CMA needed where the system forbids it? The same
+ * verdict on every rank (CMA is asked only of ranks that share a node with
+ * another: an answer that differs between nodes fails at the agreement
+ * of make_segment). *spans: the ranks are on several nodes. */
+static int check_records(const rank_rec *recs, int n, int me, int flavor, bool *spans, char *why,
+                         size_t whylen)
 {
     bool cma_needed = false;
+    *spans = false;
     for (int i = 0; i < n; i++) {
         if (recs[i].status != MPI_SUCCESS) {
             snprintf(why, whylen, "rank %d of the window ran out of memory", i);
             return recs[i].status;
         }
-        if (dmpi_rt.node_of[recs[i].world] != dmpi_rt.node_of[recs[0].world]) {
-            snprintf(why, whylen, "windows whose ranks are on several hosts are not "
-                                  "implemented yet (ranks 0 and %d of this one are not on "
-                                  "the same host)", i);
-            return MPI_ERR_UNSUPPORTED_OPERATION;
-        }
-        if (flavor == MPI_WIN_FLAVOR_DYNAMIC ||
-            (flavor == MPI_WIN_FLAVOR_CREATE && recs[i].size > 0 && !in_heap(&recs[i])))
+        if (!same_node(&recs[i], &recs[0])) *spans = true;
+        if (i != me && same_node(&recs[i], &recs[me]) &&
+            (flavor == MPI_WIN_FLAVOR_DYNAMIC ||
+             (flavor == MPI_WIN_FLAVOR_CREATE && recs[i].size > 0 && !in_heap(&recs[i]))))
             cma_needed = true;
     }
-    if (n > 1 && cma_needed && !dmpi_shm.cma_ok) {
+    if (*spans) {
+        const char *no = NULL;
+        int cls = MPI_ERR_UNSUPPORTED_OPERATION;
+        if (flavor == MPI_WIN_FLAVOR_SHARED) {
+            no = "MPI_Win_allocate_shared needs every rank of the communicator on one node";
+            cls = MPI_ERR_RMA_SHARED;
+        } else if (!dmpi_tp.net || !dmpi_tp.net->write_then_send || !dmpi_tp.net->expose) {
+            no = "this network transport cannot serve windows across nodes (it needs remote "
+                 "reads and writes and a packet ordered after a write)";
+        }
+        if (no) {
+            snprintf(why, whylen, "%s", no);
+            return cls;
+        }
+    }
+    if (cma_needed && !dmpi_shm.cma_ok) {
         snprintf(why, whylen, "windows on memory the user allocated need single-copy access "
                               "between processes (process_vm_readv), which this system does "
                               "not allow; use MPI_Win_allocate or memory from MPI_Alloc_mem");
@@ -251,7 +281,9 @@ int dmpi_win_create(dmpi_comm *comm, int flavor, void *base, MPI_Aint size,
     mine.align = my_align(flavor, size, info, hints.alloc_shared_noncontig);
     dmpi_datatype *byte = dmpi_coll_byte();
     rc = dmpi_coll_allgather(&mine, sizeof mine, byte, recs, sizeof mine, byte, wc);
-    if (rc == MPI_SUCCESS) rc = check_records(recs, n, flavor, why, whylen);
+    bool spans = false;
+    if (rc == MPI_SUCCESS) rc = check_records(recs, n, wc->rank, flavor, &spans, why, whylen);
+    if (rc == MPI_SUCCESS && spans) rc = dmpi_comm_split_node(wc, false, wc->rank, &w->node_comm);
     if (rc != MPI_SUCCESS) {
         free(tgt);
         free(w);
@@ -271,17 +303,20 @@ int dmpi_win_create(dmpi_comm *comm, int flavor, void *base, MPI_Aint size,
     w->hints = hints;
     w->errh = &dmpi_errh_fatal;
     size_t ctl = dmpi_win_ctl_bytes(n);
+    /* across nodes, my node's segment holds its ranks' memory only (the
+     * others' sizes come with their keys: dmpi_rma_net_open) */
+    for (int i = 0; spans && i < n; i++)
+        if (!same_node(&recs[i], &recs[w->rank])) recs[i].size = 0;
     size_t total = place(recs, n, flavor, hints.alloc_shared_noncontig, ctl, off);
-    rc = make_segment(w, total, why, whylen);
-    if (rc != MPI_SUCCESS) {
-        destroy(w);
-        free(recs);
-        free(off);
-        return rc;
-    }
-    setup_targets(w, recs, off);
+    rc = make_segment(w, spans ? w->node_comm : wc, total, why, whylen);
+    if (rc == MPI_SUCCESS) setup_targets(w, recs, off);
+    if (rc == MPI_SUCCESS && spans) rc = dmpi_rma_net_open(w, why, whylen);
     free(recs);
     free(off);
+    if (rc != MPI_SUCCESS) {
+        destroy(w);
+        return rc;
+    }
     if (flavor == MPI_WIN_FLAVOR_ALLOCATE || flavor == MPI_WIN_FLAVOR_SHARED) {
         w->base = (void *)w->tgt[w->rank].base;
         *baseptr = w->base;
@@ -372,9 +407,14 @@ int dmpi_win_attach(dmpi_win *w, void *base, MPI_Aint size, const char **why)
         free(v);
         v = nv;
     }
+    dmpi_win_span ns = {lo, len, 0, 0, NULL};
+    if (w->net && len > 0 && dmpi_rma_net_attach(w, &ns) != MPI_SUCCESS) {
+        *why = "the memory cannot be registered with the network";
+        return MPI_ERR_RMA_ATTACH;
+    }
     seq_bump(cr);
     memmove(&v[p + 1], &v[p], sizeof *v * (n - p));
-    v[p] = (dmpi_win_span){lo, len};
+    v[p] = ns;
     w->nattach = n + 1;
     publish(w, cr);
     seq_bump(cr);
@@ -392,6 +432,7 @@ int dmpi_win_detach(dmpi_win *w, const void *base)
     uint32_t n = w->nattach, p = upper(v, n, b, UINT64_MAX); /* past every region at b */
     if (p == 0 || v[p - 1].base != b) return MPI_ERR_RMA_ATTACH;
     p--; /* the largest region at b */
+    dmpi_rma_net_detach(&v[p]);
     seq_bump(cr);
     memmove(&v[p], &v[p + 1], sizeof *v * (n - p - 1));
     w->nattach = n - 1;
@@ -402,11 +443,13 @@ int dmpi_win_detach(dmpi_win *w, const void *base)
 
 /* Is [lo, hi) in v: in the region that starts at or below lo, or in it
  * and regions that follow it without a gap? */
-static bool covered(const dmpi_win_span *v, uint32_t n, uint64_t lo, uint64_t hi)
+bool dmpi_win_span_covered(const dmpi_win_span *v, uint32_t n, uint64_t lo, uint64_t hi,
+                           uint32_t *first)
 {
     uint32_t i = upper(v, n, lo, UINT64_MAX);
     if (i == 0) return false;
     i--;
+    if (first) *first = i;
     uint64_t end = v[i].base + v[i].len;
     if (end <= lo) return false;
     while (end < hi && i + 1 < n && v[i + 1].base == end) end += v[++i].len;
@@ -457,11 +500,12 @@ static bool refresh(dmpi_win *w, int t, dmpi_win_dyn_cache *c)
 
 bool dmpi_win_dyn_contains(dmpi_win *w, int t, uintptr_t lo, uintptr_t hi)
 {
-    if (t == w->rank) return covered(w->attach, w->nattach, lo, hi);
+    if (t == w->rank) return dmpi_win_span_covered(w->attach, w->nattach, lo, hi, NULL);
+    if (w->tgt[t].ops->remote) return dmpi_rma_net_dyn_contains(w, t, lo, hi);
     dmpi_win_dyn_cache *c = &w->dyn[t];
     uint32_t s = atomic_load_explicit(&w->ctl_rank[t].attach_seq, memory_order_acquire);
     if (s != c->seq && !refresh(w, t, c)) return false;
-    return covered(c->v, c->n, lo, hi);
+    return dmpi_win_span_covered(c->v, c->n, lo, hi, NULL);
 }
 
 /* ----------------------------------------------- hooks of core/attr.h */

@@ -80,6 +80,14 @@ static const dmpi_rma_ops *mover(const dmpi_win *w, int t, MPI_Aint lo, MPI_Aint
     return ops;
 }
 
+/* In a window across nodes every operation also serves requests from the
+ * other nodes: a rank that polls its own memory with one-sided calls
+ * (a spin lock, a flag) must let the others' operations in. */
+static void serve_others(dmpi_win *w)
+{
+    if (w->net) dmpi_progress();
+}
+
 static int same_size(dmpi_rma_buf a, dmpi_rma_buf b, const char *what, char *why, size_t whylen)
 {
     MPI_Count x = a.count * a.dt->size, y = b.count * b.dt->size;
@@ -92,6 +100,7 @@ static int same_size(dmpi_rma_buf a, dmpi_rma_buf b, const char *what, char *why
 int dmpi_rma_put(dmpi_win *w, dmpi_rma_buf o, int t, MPI_Aint disp, dmpi_rma_buf tg,
                  char *why, size_t whylen)
 {
+    serve_others(w);
     int rc = same_size(o, tg, "origin", why, whylen);
     uintptr_t addr;
     MPI_Aint lo, hi;
@@ -103,6 +112,7 @@ int dmpi_rma_put(dmpi_win *w, dmpi_rma_buf o, int t, MPI_Aint disp, dmpi_rma_buf
 int dmpi_rma_get(dmpi_win *w, dmpi_rma_buf o, int t, MPI_Aint disp, dmpi_rma_buf tg,
                  char *why, size_t whylen)
 {
+    serve_others(w);
     int rc = same_size(o, tg, "origin", why, whylen);
     uintptr_t addr;
     MPI_Aint lo, hi;
@@ -166,6 +176,31 @@ static int locked_acc(dmpi_win *w, int t, uintptr_t addr, MPI_Aint lo, MPI_Aint 
     return rc;
 }
 
+/* The accumulate of n elements of bdt at addr ([lo, hi) of t) by the
+ * mover's native atomics (mapped memory, or a target on another node that
+ * applies it itself), else locked. */
+static int apply_acc(dmpi_win *w, int t, uintptr_t addr, MPI_Aint lo, MPI_Aint hi,
+                     dmpi_rma_buf tg, dmpi_datatype *bdt, MPI_Count n, dmpi_op *op,
+                     const void *operand, void *result)
+{
+    const dmpi_win_target *tt = &w->tgt[t];
+    int rc = DMPI_RMA_NOT_NATIVE;
+    if ((tt->mapped || tt->ops->remote) && tt->ops->atomic)
+        rc = tt->ops->atomic(w, t, addr, tg.count, tg.dt, bdt, op, operand, result);
+    if (rc == DMPI_RMA_NOT_NATIVE)
+        rc = locked_acc(w, t, addr, lo, hi, tg, bdt, n, op, operand, result);
+    return rc;
+}
+
+int dmpi_rma_acc_self(dmpi_win *w, uintptr_t addr, dmpi_datatype *bdt, MPI_Count n,
+                      dmpi_op *op, const void *operand, void *result)
+{
+    MPI_Aint lo = (MPI_Aint)(addr - w->tgt[w->rank].base);
+    dmpi_rma_buf tg = {NULL, n, bdt};
+    return apply_acc(w, w->rank, addr, lo, lo + (MPI_Aint)(n * bdt->size), tg, bdt, n, op,
+                     operand, result);
+}
+
 /* An array of n elements of bdt holding buffer b's data: b itself when
  * its layout already is one, else a copy in *alloc (filled if copy). */
 static void *as_array(dmpi_rma_buf b, dmpi_datatype *bdt, MPI_Count n, void **alloc, bool copy)
@@ -180,6 +215,7 @@ static void *as_array(dmpi_rma_buf b, dmpi_datatype *bdt, MPI_Count n, void **al
 int dmpi_rma_acc(dmpi_win *w, dmpi_rma_buf o, const dmpi_rma_buf *res, int t, MPI_Aint disp,
                  dmpi_rma_buf tg, dmpi_op *op, char *why, size_t whylen)
 {
+    serve_others(w);
     bool noop = op->handle == MPI_NO_OP;
     if (!op->builtin) {
         snprintf(why, whylen, "accumulate operations take predefined operations only");
@@ -220,12 +256,7 @@ int dmpi_rma_acc(dmpi_win *w, dmpi_rma_buf o, const dmpi_rma_buf *res, int t, MP
         free(ralloc);
         return MPI_ERR_NO_MEM;
     }
-    const dmpi_win_target *tt = &w->tgt[t];
-    rc = DMPI_RMA_NOT_NATIVE;
-    if (tt->mapped && tt->ops->atomic)
-        rc = tt->ops->atomic(w, t, addr, tg.count, tg.dt, bdt, op, operand, result);
-    if (rc == DMPI_RMA_NOT_NATIVE)
-        rc = locked_acc(w, t, addr, lo, hi, tg, bdt, n, op, operand, result);
+    rc = apply_acc(w, t, addr, lo, hi, tg, bdt, n, op, operand, result);
     if (rc == MPI_SUCCESS && ralloc) dmpi_coll_copy(ralloc, n, bdt, res->buf, res->count, res->dt);
     free(oalloc);
     free(ralloc);
@@ -237,6 +268,7 @@ int dmpi_rma_acc(dmpi_win *w, dmpi_rma_buf o, const dmpi_rma_buf *res, int t, MP
 int dmpi_rma_fop(dmpi_win *w, const void *origin, void *result, dmpi_datatype *dt, int t,
                  MPI_Aint disp, dmpi_op *op, char *why, size_t whylen)
 {
+    serve_others(w);
     if (!op->builtin || !op_ok(op, dt)) {
         snprintf(why, whylen, "%s is not defined on %s", dmpi_op_name(op), type_name(dt));
         return MPI_ERR_OP;
@@ -246,27 +278,18 @@ int dmpi_rma_fop(dmpi_win *w, const void *origin, void *result, dmpi_datatype *d
     int rc = locate(w, t, disp, 1, dt, &addr, &lo, &hi, why, whylen);
     if (rc != MPI_SUCCESS) return rc;
     if (op->handle == MPI_NO_OP) origin = NULL;
-    const dmpi_win_target *tt = &w->tgt[t];
-    rc = DMPI_RMA_NOT_NATIVE;
-    if (tt->mapped && tt->ops->atomic)
-        rc = tt->ops->atomic(w, t, addr, 1, dt, dt, op, origin, result);
-    if (rc == DMPI_RMA_NOT_NATIVE) {
-        dmpi_rma_buf tg = {NULL, 1, dt};
-        rc = locked_acc(w, t, addr, lo, hi, tg, dt, 1, op, origin, result);
-    }
-    return rc;
+    dmpi_rma_buf tg = {NULL, 1, dt};
+    return apply_acc(w, t, addr, lo, hi, tg, dt, 1, op, origin, result);
 }
 
-int dmpi_rma_cas(dmpi_win *w, const void *value, const void *compare, void *result,
-                 dmpi_datatype *dt, int t, MPI_Aint disp, char *why, size_t whylen)
+/* Compare-and-swap of one element at addr ([lo, hi) of t). */
+static int apply_cas(dmpi_win *w, int t, uintptr_t addr, MPI_Aint lo, MPI_Aint hi,
+                     dmpi_datatype *dt, const void *value, const void *compare, void *result)
 {
-    uintptr_t addr;
-    MPI_Aint lo, hi;
-    int rc = locate(w, t, disp, 1, dt, &addr, &lo, &hi, why, whylen);
-    if (rc != MPI_SUCCESS) return rc;
     const dmpi_win_target *tt = &w->tgt[t];
-    rc = DMPI_RMA_NOT_NATIVE;
-    if (tt->mapped && tt->ops->cas) rc = tt->ops->cas(w, t, addr, dt, value, compare, result);
+    int rc = DMPI_RMA_NOT_NATIVE;
+    if ((tt->mapped || tt->ops->remote) && tt->ops->cas)
+        rc = tt->ops->cas(w, t, addr, dt, value, compare, result);
     if (rc != DMPI_RMA_NOT_NATIVE) return rc;
     _Alignas(16) unsigned char old[64];
     size_t es = (size_t)dt->size;
@@ -279,4 +302,22 @@ int dmpi_rma_cas(dmpi_win *w, const void *value, const void *compare, void *resu
     dmpi_rma_acc_unlock(w, t, lo, hi);
     if (rc == MPI_SUCCESS) memcpy(result, old, es);
     return rc;
+}
+
+int dmpi_rma_cas_self(dmpi_win *w, uintptr_t addr, dmpi_datatype *dt, const void *value,
+                      const void *compare, void *result)
+{
+    MPI_Aint lo = (MPI_Aint)(addr - w->tgt[w->rank].base);
+    return apply_cas(w, w->rank, addr, lo, lo + (MPI_Aint)dt->size, dt, value, compare, result);
+}
+
+int dmpi_rma_cas(dmpi_win *w, const void *value, const void *compare, void *result,
+                 dmpi_datatype *dt, int t, MPI_Aint disp, char *why, size_t whylen)
+{
+    serve_others(w);
+    uintptr_t addr;
+    MPI_Aint lo, hi;
+    int rc = locate(w, t, disp, 1, dt, &addr, &lo, &hi, why, whylen);
+    if (rc != MPI_SUCCESS) return rc;
+    return apply_cas(w, t, addr, lo, hi, dt, value, compare, result);
 }

@@ -32,15 +32,17 @@ struct dmpi_request;
 
 enum { DMPI_TP_SELF = 0, DMPI_TP_SHM = 1, DMPI_TP_OFI = 2 };
 
-/* Completion of a transport read: the request it was for, and 0 or an
- * error description. */
-typedef void (*dmpi_tp_read_done_fn)(struct dmpi_request *r, int peer, const char *err);
+/* Completion of a transport read or write: the caller's context (a
+ * request for point-to-point, an operation for RMA; opaque to the
+ * transport), and 0 or an error description. */
+typedef void (*dmpi_tp_read_done_fn)(void *ctx, int peer, const char *err);
 
 typedef struct dmpi_tp_ops {
     const char *name;
     int kind;
     bool shared_slots;      /* offers and cooperative copies through shared memory */
     bool push_by_write;     /* offers by RTR packet: a send after a write lands after it */
+    bool write_then_send;   /* a packet sent after a write is handled after the write landed */
     uint64_t eager_max;     /* larger messages go by rendezvous */
     uint64_t frag_max;      /* payload bytes per packet */
     /* Network channels (NULL for shm, which is inline): */
@@ -52,12 +54,12 @@ typedef struct dmpi_tp_ops {
     void (*unexpose)(void *handle);
     /* Pull n bytes described by info into local (contiguous); done is
      * called from progress (or at once) when they are there. */
-    void (*read)(int peer, struct dmpi_request *r, void *local, uint64_t n,
+    void (*read)(int peer, void *ctx, void *local, uint64_t n,
                  const dmpi_rts_info *info, dmpi_tp_read_done_fn done);
     /* Push n bytes from local (contiguous) into the remote buffer that
      * info describes; done is called from progress when local may be
      * reused. A packet published after this lands after the data. */
-    void (*write)(int peer, struct dmpi_request *r, const void *local, uint64_t n,
+    void (*write)(int peer, void *ctx, const void *local, uint64_t n,
                   const dmpi_rts_info *info, dmpi_tp_read_done_fn done);
     int (*progress)(void);  /* completions; returns events handled */
     int (*wait)(int ms);    /* progress, sleeping up to ms until something happens */

@@ -119,6 +119,16 @@ static inline MPI_Comm t_node_comm(int *me, int *n)
     return node;
 }
 
+/* Are all ranks of MPI_COMM_WORLD on one node (so that they may share
+ * memory, MPI_Win_allocate_shared)? Collective. */
+static inline int t_world_one_node(void)
+{
+    int me, n;
+    MPI_Comm node = t_node_comm(&me, &n);
+    MPI_Comm_free(&node);
+    return n == t_size;
+}
+
 /* Sum the error counts of all ranks, finalize, and give main's exit code. */
 static inline int t_finish(void)
 {

@@ -110,6 +110,10 @@ int main(int argc, char **argv)
             }
             int ea = one_call(wa, kind, t, t2, cnt, cnt2, disp, target, op, ob, ra, nullbuf);
             int ec = one_call(wc, kind, t, t2, cnt, cnt2, disp, target, op, ob, rc, nullbuf);
+            if (epoch) { /* gets are complete at a flush (at once only on one node) */
+                MPI_Win_flush_all(wa);
+                MPI_Win_flush_all(wc);
+            }
             hist[kind][ea < 64 ? ea : 63]++;
             if (ea != ec || memcmp(ra, rc, sizeof ra)) {
                 if (bad++ < 20)

@@ -143,7 +143,9 @@ int main(int argc, char **argv)
 {
     t_init(&argc, &argv);
     const MPI_Aint bytes = NSLOTS * sizeof(int64_t);
+    int one_node = t_world_one_node();
     for (int f = 0; f < NFLAVORS; f++) {
+        if (f == F_SHARED && !one_node) continue; /* the ranks cannot share memory */
         MPI_Win win;
         int64_t *mem = NULL, *priv = NULL;
         int du = f == F_DYNAMIC ? 1 : 8;

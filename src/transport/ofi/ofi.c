@@ -213,7 +213,8 @@ const dmpi_tp_ops *dmpi_ofi_open(int me, int nprocs, const int *node_of)
         ofi_ops_tuned = ofi_ops;
         /* Receiver-first offers need a packet sent after a write to land
          * after it (FI_ORDER_SAW); DMPI_OFI_RTR=0 turns them off. */
-        ofi_ops_tuned.push_by_write = (o->info->tx_attr->msg_order & FI_ORDER_SAW) &&
+        ofi_ops_tuned.write_then_send = (o->info->tx_attr->msg_order & FI_ORDER_SAW) != 0;
+        ofi_ops_tuned.push_by_write = ofi_ops_tuned.write_then_send &&
                                       dmpi_env_long("DMPI_OFI_RTR", 1);
         ofi_ops_tuned.eager_max = (uint64_t)dmpi_env_long("DMPI_OFI_EAGER_MAX", 65536);
         ofi_ops_tuned.frag_max = (uint64_t)dmpi_env_long("DMPI_OFI_FRAG_MAX", 65536);

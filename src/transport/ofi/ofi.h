@@ -100,9 +100,9 @@ int dmpi_ofi_io_init(void);
 void dmpi_ofi_io_finalize(void);
 dmpi_pkt *dmpi_ofi_reserve(int peer, uint32_t cells);
 void dmpi_ofi_publish(int peer, dmpi_pkt *p, uint32_t cells);
-void dmpi_ofi_read(int peer, struct dmpi_request *r, void *local, uint64_t n,
+void dmpi_ofi_read(int peer, void *ctx, void *local, uint64_t n,
                    const dmpi_rts_info *info, dmpi_tp_read_done_fn done);
-void dmpi_ofi_write(int peer, struct dmpi_request *r, const void *local, uint64_t n,
+void dmpi_ofi_write(int peer, void *ctx, const void *local, uint64_t n,
                     const dmpi_rts_info *info, dmpi_tp_read_done_fn done);
 int dmpi_ofi_progress(void);
 int dmpi_ofi_wait(int ms);

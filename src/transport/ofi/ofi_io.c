@@ -28,7 +28,7 @@ typedef struct ofi_read_op {
 /* A whole rendezvous read (or write): its pieces and what to call when
  * they are done. */
 typedef struct ofi_read_job {
-    struct dmpi_request *r;
+    void *ctx;
     int peer;
     long pending;            /* pieces not yet completed */
     bool failed;             /* done was called with the error */
@@ -216,7 +216,7 @@ void dmpi_ofi_publish(int peer, dmpi_pkt *p, uint32_t cells)
 
 /* Starts a rendezvous read (or write) of n bytes in pieces of at most the
  * provider's message size. */
-static void rma(bool write, int peer, struct dmpi_request *r, void *local, uint64_t n,
+static void rma(bool write, int peer, void *ctx, void *local, uint64_t n,
                 const dmpi_rts_info *info, dmpi_tp_read_done_fn done)
 {
     ofi_state *o = &dmpi_ofi;
@@ -224,7 +224,7 @@ static void rma(bool write, int peer, struct dmpi_request *r, void *local, uint6
     if (!job) dmpi_abort_job(1, "dmpi: rank %d: out of memory for a network transfer", o->me);
     if (write) o->writes++;
     else o->reads++;
-    job->r = r;
+    job->ctx = ctx;
     job->peer = peer;
     job->done = done;
     void *desc = NULL;
@@ -251,16 +251,16 @@ static void rma(bool write, int peer, struct dmpi_request *r, void *local, uint6
     }
 }
 
-void dmpi_ofi_read(int peer, struct dmpi_request *r, void *local, uint64_t n,
+void dmpi_ofi_read(int peer, void *ctx, void *local, uint64_t n,
                    const dmpi_rts_info *info, dmpi_tp_read_done_fn done)
 {
-    rma(false, peer, r, local, n, info, done);
+    rma(false, peer, ctx, local, n, info, done);
 }
 
-void dmpi_ofi_write(int peer, struct dmpi_request *r, const void *local, uint64_t n,
+void dmpi_ofi_write(int peer, void *ctx, const void *local, uint64_t n,
                     const dmpi_rts_info *info, dmpi_tp_read_done_fn done)
 {
-    rma(true, peer, r, (void *)(uintptr_t)local, n, info, done);
+    rma(true, peer, ctx, (void *)(uintptr_t)local, n, info, done);
 }
 
 static void read_piece_done(ofi_read_op *op, const char *err)
@@ -270,11 +270,11 @@ static void read_piece_done(ofi_read_op *op, const char *err)
     dmpi_ofi.in_flight--;
     if (err && !job->failed) {
         job->failed = true;
-        job->done(job->r, job->peer, err);
+        job->done(job->ctx, job->peer, err);
     }
     if (--job->pending > 0) return;
     if (job->mr) dmpi_ofi_mr_put(job->mr);
-    if (!job->failed) job->done(job->r, job->peer, NULL);
+    if (!job->failed) job->done(job->ctx, job->peer, NULL);
     free(job);
 }
 

@@ -35,6 +35,7 @@ enum {
     DMPI_PKT_REVOKED,   /* the sender's answer: that offer will not be taken */
     DMPI_PKT_CANCEL,    /* MPI_Cancel of a send waiting for DONE or ACK (cookie: it) */
     DMPI_PKT_CANCELLED, /* the receiver's answer: the message was unmatched and is gone */
+    DMPI_PKT_RMA,       /* one-sided request or reply between nodes (rma/net.c) */
 };
 enum { DMPI_PKT_F_SYNC = 1 };
 
