@@ -232,9 +232,32 @@ static xfer_job *new_job(dmpi_win *w, int t)
     return j;
 }
 
+static int net_atomic(dmpi_win *w, int t, uintptr_t taddr, MPI_Count tcount, dmpi_datatype *tdt,
+                      dmpi_datatype *bdt, dmpi_op *op, const void *operand, void *result);
+static bool small_pieces(uintptr_t taddr, MPI_Count tcount, dmpi_datatype *tdt);
+
+/* Put or get of a target layout in small pieces: as a request that the
+ * target applies (MPI_REPLACE, or MPI_NO_OP with a result, on bytes). */
+static int by_request(dmpi_win *w, int t, bool put, uintptr_t taddr, MPI_Count tcount,
+                      dmpi_datatype *tdt, void *obuf, MPI_Count ocount, dmpi_datatype *odt)
+{
+    MPI_Count bytes = ocount * odt->size;
+    void *packed = malloc((size_t)bytes);
+    if (!packed) out_of_memory();
+    if (put) dmpi_dt_pack(obuf, ocount, odt, 0, packed, bytes);
+    int rc = net_atomic(w, t, taddr, tcount, tdt, dmpi_dt_builtin(MPI_BYTE),
+                        dmpi_op_builtin(put ? MPI_REPLACE : MPI_NO_OP), put ? packed : NULL,
+                        put ? NULL : packed);
+    if (!put && rc == MPI_SUCCESS) dmpi_dt_unpack(obuf, ocount, odt, 0, packed, bytes);
+    free(packed);
+    return rc;
+}
+
 static int net_put(dmpi_win *w, int t, uintptr_t taddr, MPI_Count tcount, dmpi_datatype *tdt,
                    const void *obuf, MPI_Count ocount, dmpi_datatype *odt)
 {
+    if (small_pieces(taddr, tcount, tdt))
+        return by_request(w, t, true, taddr, tcount, tdt, (void *)(uintptr_t)obuf, ocount, odt);
     xfer_job *j = new_job(w, t);
     unsigned char *src;
     if (whole_contiguous(ocount, odt)) {
@@ -253,6 +276,8 @@ static int net_put(dmpi_win *w, int t, uintptr_t taddr, MPI_Count tcount, dmpi_d
 static int net_get(dmpi_win *w, int t, uintptr_t taddr, MPI_Count tcount, dmpi_datatype *tdt,
                    void *obuf, MPI_Count ocount, dmpi_datatype *odt)
 {
+    if (small_pieces(taddr, tcount, tdt))
+        return by_request(w, t, false, taddr, tcount, tdt, obuf, ocount, odt);
     xfer_job *j = new_job(w, t);
     unsigned char *dst;
     if (whole_contiguous(ocount, odt)) {
@@ -298,15 +323,15 @@ static int net_atomic(dmpi_win *w, int t, uintptr_t taddr, MPI_Count tcount, dmp
     int peer = w->tgt[t].world;
     uint64_t es = (uint64_t)bdt->size, total = (uint64_t)(tcount * tdt->size);
     uint64_t room = dmpi_tp_frag_max(peer) - sizeof(am_acc);
-    enum { MAXSEG = 64 };
-    am_seg seg[MAXSEG];
+    enum { MAXSEG = 1024 }; /* pieces per request: 8-byte ones fill 64 KiB */
+    am_seg *seg = malloc(MAXSEG * sizeof *seg);
+    struct iovec *iov = malloc(MAXSEG * sizeof *iov);
     unsigned char *pkt = malloc(dmpi_tp_frag_max(peer));
-    if (!pkt) out_of_memory();
+    if (!pkt || !seg || !iov) out_of_memory();
     result_wait rw;
     if (result) begin_result(net, &rw, result, total);
     uint64_t off = 0;
     while (off < total) {
-        struct iovec iov[MAXSEG];
         MPI_Count cov = 0;
         int n = dmpi_dt_iov((const void *)taddr, tcount, tdt, (MPI_Count)off, iov, MAXSEG, &cov);
         if (n <= 0) dmpi_abort_job(1, "dmpi: internal error walking a target datatype");
@@ -339,8 +364,22 @@ static int net_atomic(dmpi_win *w, int t, uintptr_t taddr, MPI_Count tcount, dmp
         off += data;
     }
     free(pkt);
+    free(seg);
+    free(iov);
     if (result) end_result(net, &rw);
     return MPI_SUCCESS;
+}
+
+/* Does the target layout come in small pieces (the first few cover
+ * little)? Then one remote transfer per piece costs more than sending
+ * the data to the target in a request that lists them. */
+static bool small_pieces(uintptr_t taddr, MPI_Count tcount, dmpi_datatype *tdt)
+{
+    if (whole_contiguous(tcount, tdt)) return false;
+    struct iovec iov[16];
+    MPI_Count cov = 0;
+    int n = dmpi_dt_iov((const void *)taddr, tcount, tdt, 0, iov, 16, &cov);
+    return n == 16 && cov < 16 * 4096;
 }
 
 static int net_cas(dmpi_win *w, int t, uintptr_t taddr, dmpi_datatype *bdt, const void *value,
