@@ -321,47 +321,52 @@ static int net_atomic(dmpi_win *w, int t, uintptr_t taddr, MPI_Count tcount, dmp
 {
     dmpi_win_net *net = w->net;
     int peer = w->tgt[t].world;
-    uint64_t es = (uint64_t)bdt->size, total = (uint64_t)(tcount * tdt->size);
-    uint64_t room = dmpi_tp_frag_max(peer) - sizeof(am_acc);
+    /* Target pieces are stream bytes (whole elements of es bytes);
+     * operands and results travel as arrays of elements ext apart, the
+     * layout of the operand and result arrays (pair types have holes). */
+    uint64_t es = (uint64_t)bdt->size, ext = (uint64_t)bdt->extent;
+    uint64_t total = (uint64_t)(tcount * tdt->size);
+    uint64_t room = dmpi_tp_frag_max(peer) - sizeof(am_acc), kroom = room / ext;
     enum { MAXSEG = 1024 }; /* pieces per request: 8-byte ones fill 64 KiB */
     am_seg *seg = malloc(MAXSEG * sizeof *seg);
     struct iovec *iov = malloc(MAXSEG * sizeof *iov);
     unsigned char *pkt = malloc(dmpi_tp_frag_max(peer));
     if (!pkt || !seg || !iov) out_of_memory();
     result_wait rw;
-    if (result) begin_result(net, &rw, result, total);
+    if (result) begin_result(net, &rw, result, total / es * ext);
     uint64_t off = 0;
     while (off < total) {
         MPI_Count cov = 0;
         int n = dmpi_dt_iov((const void *)taddr, tcount, tdt, (MPI_Count)off, iov, MAXSEG, &cov);
         if (n <= 0) dmpi_abort_job(1, "dmpi: internal error walking a target datatype");
         uint32_t nseg = 0;
-        uint64_t data = 0, left = room; /* request bytes left */
-        for (int i = 0; i < n && off + data < total && left >= sizeof(am_seg) + es; i++) {
-            uint64_t len = iov[i].iov_len, cap = left - sizeof(am_seg);
-            if (len > total - off - data) len = total - off - data;
-            if (!operand || room - data < cap) cap = room - data; /* the answer fits too */
-            uint64_t take = (len < cap ? len : cap) / es * es;
+        uint64_t k = 0, left = room; /* elements in this request; request bytes left */
+        for (int i = 0; i < n && off + k * es < total && left >= sizeof(am_seg) + ext; i++) {
+            uint64_t len = iov[i].iov_len;
+            if (len > total - off - k * es) len = total - off - k * es;
+            uint64_t want = len / es, fit = kroom - k; /* the answer must fit too */
+            if (operand && (left - sizeof(am_seg)) / ext < fit) fit = (left - sizeof(am_seg)) / ext;
+            uint64_t take = want < fit ? want : fit;
             if (take == 0) break;
-            seg[nseg++] = (am_seg){(uint64_t)(uintptr_t)iov[i].iov_base, take};
-            data += take;
-            left -= sizeof(am_seg) + (operand ? take : 0);
-            if (take < len) break;
+            seg[nseg++] = (am_seg){(uint64_t)(uintptr_t)iov[i].iov_base, take * es};
+            k += take;
+            left -= sizeof(am_seg) + (operand ? take * ext : 0);
+            if (take < want) break;
         }
         if (nseg == 0) dmpi_abort_job(1, "dmpi: network packets too small for one element");
         am_acc h = {(uint64_t)(uintptr_t)op->handle, (uint64_t)(uintptr_t)bdt->handle, nseg,
                     result != NULL};
-        uint64_t plen = sizeof h + nseg * sizeof(am_seg);
+        uint64_t plen = sizeof h + nseg * sizeof(am_seg), at = off / es * ext;
         memcpy(pkt, &h, sizeof h);
         memcpy(pkt + sizeof h, seg, nseg * sizeof(am_seg));
         if (operand) {
-            memcpy(pkt + plen, (const unsigned char *)operand + off, data);
-            plen += data;
+            memcpy(pkt + plen, (const unsigned char *)operand + at, k * ext);
+            plen += k * ext;
         }
         if (result) rw.left++;
         else net->pending[t]++;
-        am_send(w, t, AM_ACC, 0, off, result ? rw.cookie : 0, pkt, plen);
-        off += data;
+        am_send(w, t, AM_ACC, 0, at, result ? rw.cookie : 0, pkt, plen);
+        off += k * es;
     }
     free(pkt);
     free(seg);
@@ -492,12 +497,13 @@ static void serve_acc(dmpi_win *w, int peer, const dmpi_pkt *p, const unsigned c
         bad(peer, "malformed accumulate request");
     bool noop = op->handle == MPI_NO_OP;
     const am_seg *seg = (const am_seg *)(const void *)(pl + sizeof h);
-    uint64_t es = (uint64_t)bdt->size, data = 0;
+    uint64_t es = (uint64_t)bdt->size, ext = (uint64_t)bdt->extent, k = 0;
     for (uint32_t i = 0; i < h.nseg; i++) {
         if (seg[i].len % es || !mine(w, seg[i].addr, seg[i].len))
             bad(peer, "accumulate outside the window");
-        data += seg[i].len;
+        k += seg[i].len / es;
     }
+    uint64_t data = k * ext; /* operand and result arrays: elements ext apart */
     if ((noop ? 0 : data) != p->plen - sizeof h - segbytes)
         bad(peer, "accumulate request of the wrong length");
     const unsigned char *operand = pl + sizeof h + segbytes;
@@ -505,10 +511,11 @@ static void serve_acc(dmpi_win *w, int peer, const dmpi_pkt *p, const unsigned c
     if (h.want_result && !res) out_of_memory();
     uint64_t done = 0;
     for (uint32_t i = 0; i < h.nseg; i++) {
-        int rc = dmpi_rma_acc_self(w, (uintptr_t)seg[i].addr, bdt, (MPI_Count)(seg[i].len / es),
-                                   op, noop ? NULL : operand + done, res ? res + done : NULL);
+        MPI_Count n = (MPI_Count)(seg[i].len / es);
+        int rc = dmpi_rma_acc_self(w, (uintptr_t)seg[i].addr, bdt, n, op,
+                                   noop ? NULL : operand + done, res ? res + done : NULL);
         if (rc != MPI_SUCCESS) bad(peer, "accumulate with an operation undefined on its type");
-        done += seg[i].len;
+        done += (uint64_t)n * ext;
     }
     am_send(w, p->src, AM_ACC_DONE, 0, p->len, p->cookie, res, res ? data : 0);
     free(res);
