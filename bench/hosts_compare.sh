@@ -7,9 +7,7 @@
 #   2 hosts x 1 rank    dmpi_bench_pt2pt: lat 8 B, 64 KiB; bw, bibw 4 MiB;
 #                       msgrate 8 B
 #   3 hosts x 2 ranks   coll_bench: allreduce 8 B, 1 MiB; barrier
-#   2 hosts x 1 rank    rma_bench: put, get 8 B and 64 KiB (one op + flush);
-#                       dmpi has no windows across hosts yet: recorded as
-#                       "not implemented", not a failure
+#   2 hosts x 1 rank    rma_bench: put, get 8 B and 64 KiB (one op + flush)
 #   2 hosts             tcp_limit: lat 8 B, 64 KiB; bw, bibw 4 MiB
 #
 # In every round each suite runs once per MPI (the order rotates from round
@@ -34,6 +32,7 @@ OUTDIR=
 SKIP=
 PLOT=1
 SUMMARIZE=        # --summarize DIR: tables and plot again from DIR's CSVs
+SUITES="pt2pt coll rma" # --suites LIST: which MPI suites run
 
 ALL_MPIS="dmpi mpich5 ompi5"
 declare -A NAME=([dmpi]=dmpi [mpich5]=mpich-5.0.2 [ompi5]=openmpi-5.0.11)
@@ -54,6 +53,7 @@ usage: bench/hosts_compare.sh [options]     (as root)
   --dmpi-prefix DIR   dmpi to test: DIR/bin/mpicc, DIR/bin/mpiexec and
                       DIR/bench/tcp_limit (default <repo>/build-bench, else <repo>/build)
   --skip LIST         leave out some of: $ALL_MPIS tcp
+  --suites LIST       MPI suites to run, of: pt2pt coll rma (default all)
   --out-dir DIR       results (default results/hosts-<date>-<time>)
   --timeout S         limit for one run (default $RUN_TIMEOUT s)
   --no-plot           no PNG (and no matplotlib install)
@@ -81,6 +81,7 @@ parse_args() {
             --coll-iters) COLL_ITERS=$2 ;;
             --dmpi-prefix) DMPI_PREFIX=$(cd -- "$2" 2>/dev/null && pwd) || die "no directory $2" ;;
             --skip) SKIP=$2 ;;
+            --suites) SUITES=${2//,/ } ;;
             --out-dir) OUTDIR=$2 ;;
             --timeout) RUN_TIMEOUT=$2 ;;
             *) usage >&2; die "unknown option $1" ;;
@@ -714,12 +715,14 @@ main() {
     echo "mpi,round,suite,status,seconds,load1,detail" >"$STATUS_CSV"
     FAILURES=()
     RUN_NO=0
-    RUN_TOTAL=$((ROUNDS * (3 * ${#MPIS[@]} + do_tcp)))
+    local nsuites
+    nsuites=$(wc -w <<<"$SUITES")
+    RUN_TOTAL=$((ROUNDS * (nsuites * ${#MPIS[@]} + do_tcp)))
     log "MPIs: ${MPIS[*]}; $ROUNDS rounds; output in $OUTDIR"
     local round suite i n=${#MPIS[@]}
     for ((round = 1; round <= ROUNDS; round++)); do
         log "round $round/$ROUNDS (load $(cut -d' ' -f1 /proc/loadavg))"
-        for suite in pt2pt coll rma; do
+        for suite in $SUITES; do
             for ((i = 0; i < n; i++)); do   # the first MPI rotates by round
                 run_suite "${MPIS[$(((i + round - 1) % n))]}" "$round" "$suite"
             done

@@ -415,13 +415,14 @@ static void regions_stale(dmpi_win *w, int t)
 static void net_flush(dmpi_win *w, int t)
 {
     dmpi_win_net *net = w->net;
-    wait_until(&net->pending[t]);
-    if (net->wrote[t]) {
+    unsigned idle = 0;
+    if (net->wrote[t]) { /* FLUSH goes at once: it is handled after the writes landed */
         uint32_t want = net->flushed[t] + 1;
-        am_send(w, t, AM_FLUSH, 0, 0, 0, NULL, 0);
-        unsigned idle = 0;
-        while ((int32_t)(net->flushed[t] - want) < 0) wait_idle(&idle);
         net->wrote[t] = false;
+        am_send(w, t, AM_FLUSH, 0, 0, 0, NULL, 0);
+        while ((int32_t)(net->flushed[t] - want) < 0 || net->pending[t] > 0) wait_idle(&idle);
+    } else {
+        wait_until(&net->pending[t]);
     }
     atomic_thread_fence(memory_order_seq_cst);
 }
