@@ -245,7 +245,9 @@ static int put_get(int kind, void *oaddr, MPI_Count ocount, MPI_Datatype odt, in
         if (rc == MPI_SUCCESS)
             rc = kind == K_PUT ? dmpi_rma_put(w, o, t, disp, tg, why, sizeof why)
                                : dmpi_rma_get(w, o, t, disp, tg, why, sizeof why);
-        if (rc == MPI_SUCCESS && rq) dmpi_rma_net_wait_local(w, t); /* its request is done */
+        /* a request, or a staged copy that goes away below: the transfer
+         * must be over (it is at once unless t is on another node) */
+        if (rc == MPI_SUCCESS && (rq || g.s[0])) dmpi_rma_net_wait_local(w, t);
         w->dirty = true;
         dmpi_unlock();
     }
