@@ -128,6 +128,11 @@ int main(int argc, char **argv)
     CHECK_CLASS(MPI_Win_fence(0, bad), MPI_ERR_WIN);
     CHECK_CLASS(MPI_Win_create(big, -1, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &bad), MPI_ERR_SIZE);
     CHECK_CLASS(MPI_Win_create(big, 4, 0, MPI_INFO_NULL, MPI_COMM_WORLD, &bad), MPI_ERR_DISP);
+    if (!t_world_one_node()) { /* memory cannot be shared between nodes: every rank is told */
+        void *sh = NULL;
+        CHECK_CLASS(MPI_Win_allocate_shared(64, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &sh, &bad),
+                    MPI_ERR_RMA_SHARED);
+    }
 
     /* still usable */
     MPI_CHK(MPI_Win_fence(0, win));
