@@ -18,13 +18,14 @@
 #include "core/dmpi.h"
 #include "core/info.h"
 
-/* MPI calls are not allowed before MPI_Init or after MPI_Finalize. */
+/* MPI calls need the runtime: between MPI_Init and MPI_Finalize, or while
+ * a session is open (dmpi_rt.finalized: the last of them has ended). */
 #define DMPI_CHECK_INIT(fn)                                                          \
     do {                                                                             \
         if (__builtin_expect(!dmpi_rt.initialized || dmpi_rt.finalized, 0))          \
-            return dmpi_error_noobj(MPI_ERR_OTHER, fn, "called %s MPI_Init",          \
-                                    dmpi_rt.finalized ? "after MPI_Finalize, i.e. not between" \
-                                                      : "before");                   \
+            return dmpi_error_noobj(MPI_ERR_OTHER, fn, "called %s",                    \
+                                    dmpi_rt.finalized ? "after MPI is finalized"       \
+                                                      : "before MPI_Init or MPI_Session_init"); \
     } while (0)
 
 /* Raise `cls` on comm `c` (may be NULL) unless `cond` holds. */
@@ -94,6 +95,13 @@ static inline int dmpi_comm_peer_size(const dmpi_comm *c)
 {
     return c->remote_group ? c->remote_group->size : c->size;
 }
+
+/* The runtime's users (api/init.c): MPI_Init and each session acquire it
+ * (the first starts it; a higher thread level than it has raises it;
+ * *provided, if given, gets the level now), and release it at MPI_Finalize
+ * and MPI_Session_finalize (the last one tears it down). */
+int dmpi_runtime_acquire(int required, int *provided, const char *fn);
+void dmpi_runtime_release(void);
 
 /* A user error handler of the given kind (DMPI_ERRH_USER for
  * communicators, DMPI_ERRH_USER_WIN/FILE/SESSION), from the handler pool. */

@@ -1,11 +1,14 @@
 /* The communicator constructors of MPI 4.0 that need no parent
  * communicator (MPI 4.1 sec. 7.4.2 and 7.6.2): MPI_Comm_create_from_group
- * and MPI_Intercomm_create_from_groups. Every process of a job is in
- * MPI_COMM_WORLD (there are no sessions or spawned processes yet), so the
- * members agree on their context ids in its collective context, with a
- * tag made from the string tag (core/comm_ops.c). Errors found before the
- * new communicator exists go to the error handler of no object; the new
- * communicator gets the errhandler argument. */
+ * and MPI_Intercomm_create_from_groups, on groups from communicators or
+ * from a session's process sets (api/session.c). Every process of a job
+ * is in the runtime's world communicator, which exists from the first of
+ * MPI_Init and MPI_Session_init on (there are no spawned processes yet),
+ * so the members agree on their context ids in its collective context,
+ * with a tag made from the string tag (core/comm_ops.c). Errors found
+ * before the new communicator exists go to the error handler of no
+ * object; the new communicator gets the errhandler argument, and the
+ * session of the group it was made from. */
 #include "api/api.h"
 #include "core/comm_ops.h"
 #include "core/group.h"

@@ -34,7 +34,8 @@ DMPI_ALIAS(Error_class)
 int dmpi_errhandler_create(int kind, void (*fn)(void), MPI_Errhandler *errhandler,
                            const char *FN)
 {
-    DMPI_CHECK_INIT(FN);
+    /* a session's handler is made before the session (and MPI) starts */
+    if (kind != DMPI_ERRH_USER_SESSION) DMPI_CHECK_INIT(FN);
     if (!fn || !errhandler) return dmpi_error_noobj(MPI_ERR_ARG, FN, "NULL argument");
     dmpi_errhandler *e = dmpi_obj_alloc(&dmpi_errh_pool);
     if (!e) return dmpi_error_noobj(MPI_ERR_NO_MEM, FN, "out of memory");

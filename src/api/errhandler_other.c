@@ -1,9 +1,10 @@
-/* Error handlers of files and sessions. dmpi has no MPI-IO and no sessions
- * yet, but their error-handler calls work as far as they can without such
- * objects: handlers can be created, and MPI_FILE_NULL carries the default
- * handler for file operations (MPI_ERRORS_RETURN until set), which
- * MPI_File_set/get/call_errhandler manage. Any other file or session
- * handle is invalid (MPI_ERR_FILE, MPI_ERR_SESSION). */
+/* Error handlers of files, and the creation of session handlers (the
+ * other session handler calls are in api/session.c). dmpi has no MPI-IO
+ * yet, but the file error-handler calls work as far as they can without
+ * file objects: handlers can be created, and MPI_FILE_NULL carries the
+ * default handler for file operations (MPI_ERRORS_RETURN until set), which
+ * MPI_File_set/get/call_errhandler manage. Any other file handle is
+ * invalid (MPI_ERR_FILE). */
 #include "api/api.h"
 
 static dmpi_errhandler *file_default = &dmpi_errh_return;
@@ -77,33 +78,3 @@ int PMPI_File_call_errhandler(MPI_File file, int errorcode)
                    dmpi_error_text(errorcode) ? dmpi_error_text(errorcode) : "unknown code");
 }
 DMPI_ALIAS(File_call_errhandler)
-
-static int no_session(const char *FN)
-{
-    DMPI_CHECK_INIT(FN);
-    return dmpi_error_noobj(MPI_ERR_SESSION, FN, "invalid session (sessions are not implemented yet)");
-}
-
-int PMPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler)
-{
-    (void)session;
-    (void)errhandler;
-    return no_session("MPI_Session_set_errhandler");
-}
-DMPI_ALIAS(Session_set_errhandler)
-
-int PMPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler *errhandler)
-{
-    (void)session;
-    (void)errhandler;
-    return no_session("MPI_Session_get_errhandler");
-}
-DMPI_ALIAS(Session_get_errhandler)
-
-int PMPI_Session_call_errhandler(MPI_Session session, int errorcode)
-{
-    (void)session;
-    (void)errorcode;
-    return no_session("MPI_Session_call_errhandler");
-}
-DMPI_ALIAS(Session_call_errhandler)

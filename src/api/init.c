@@ -9,16 +9,71 @@
 #include <string.h>
 #include <unistd.h>
 
-static int init_common(int required, int *provided, const char *fn)
+/* The runtime is shared by the World model (MPI_Init .. MPI_Finalize) and
+ * every session (MPI_Session_init .. MPI_Session_finalize): the first of
+ * them starts it, the last one to finish tears it down. The PMI link to the
+ * launcher cannot be opened again once closed, so after that teardown MPI
+ * cannot be initialized again in the process (MPI_ERR_OTHER). */
+static int runtime_users;
+static bool world_initialized, world_finalized;
+static pthread_mutex_t users_lock = PTHREAD_MUTEX_INITIALIZER; /* sessions may start in threads */
+
+static bool valid_level(int l)
 {
-    if (dmpi_rt.initialized || dmpi_rt.finalized)
-        return dmpi_error_noobj(MPI_ERR_OTHER, fn, "MPI is already %s",
-                                dmpi_rt.finalized ? "finalized" : "initialized");
+    return l == MPI_THREAD_SINGLE || l == MPI_THREAD_FUNNELED || l == MPI_THREAD_SERIALIZED ||
+           l == MPI_THREAD_MULTIPLE;
+}
+
+static int acquire(int required, int *provided, const char *fn)
+{
+    if (runtime_users > 0) {
+        /* Raising the level is safe: below MPI_THREAD_MULTIPLE no other
+         * thread is inside MPI now, and the lock exists from the start. */
+        if (valid_level(required) && required > dmpi_rt.thread_level)
+            dmpi_rt.thread_level = required;
+        if (provided) *provided = dmpi_rt.thread_level;
+        runtime_users++;
+        return MPI_SUCCESS;
+    }
+    if (dmpi_rt.finalized)
+        return dmpi_error_noobj(MPI_ERR_OTHER, fn,
+                                "MPI was finalized in this process (by the last of MPI_Finalize "
+                                "and MPI_Session_finalize) and cannot be initialized again");
     int rc = dmpi_runtime_init(required, provided);
     if (rc != MPI_SUCCESS)
         dmpi_abort_job(1, "dmpi: %s failed: %s", fn, dmpi_error_class_name(rc));
     dmpi_accel_init(); /* memory kinds: device backends from DMPI_ACCEL */
+    runtime_users = 1;
     return MPI_SUCCESS;
+}
+
+int dmpi_runtime_acquire(int required, int *provided, const char *fn)
+{
+    pthread_mutex_lock(&users_lock);
+    int rc = acquire(required, provided, fn);
+    pthread_mutex_unlock(&users_lock);
+    return rc;
+}
+
+void dmpi_runtime_release(void)
+{
+    pthread_mutex_lock(&users_lock);
+    if (--runtime_users == 0) {
+        dmpi_bsend_finalize(); /* the process's buffer */
+        dmpi_runtime_finalize();
+        dmpi_accel_fini();
+    }
+    pthread_mutex_unlock(&users_lock);
+}
+
+static int init_common(int required, int *provided, const char *fn)
+{
+    if (world_initialized || world_finalized)
+        return dmpi_error_noobj(MPI_ERR_OTHER, fn, "MPI is already %s",
+                                world_finalized ? "finalized" : "initialized");
+    int rc = dmpi_runtime_acquire(required, provided, fn);
+    if (rc == MPI_SUCCESS) world_initialized = true;
+    return rc;
 }
 
 int PMPI_Init(int *argc, char ***argv)
@@ -38,26 +93,29 @@ int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 }
 DMPI_ALIAS(Init_thread)
 
-int dmpi_coll_finalize_hook(void) __attribute__((weak));
-
 int PMPI_Finalize(void)
 {
     static const char *const FN = "MPI_Finalize";
     DMPI_CHECK_INIT(FN);
+    if (!world_initialized || world_finalized)
+        return dmpi_error_noobj(MPI_ERR_OTHER, FN, "MPI_Init was %s",
+                                world_finalized ? "already finalized" : "not called");
     dmpi_lock();
     dmpi_attr_finalize(); /* MPI_COMM_SELF's delete callbacks run first */
     dmpi_bsend_finalize();
-    dmpi_runtime_finalize();
-    dmpi_accel_fini();
+    world_finalized = true;
+    dmpi_runtime_release();
     dmpi_unlock();
     return MPI_SUCCESS;
 }
 DMPI_ALIAS(Finalize)
 
+/* Both are about the World model alone (MPI 4.1 sec. 11.2.1 and 11.2.2):
+ * sessions do not make MPI "initialized" nor their end "finalized". */
 int PMPI_Initialized(int *flag)
 {
     if (!flag) return dmpi_error_noobj(MPI_ERR_ARG, "MPI_Initialized", "flag is NULL");
-    *flag = dmpi_rt.initialized;
+    *flag = world_initialized;
     return MPI_SUCCESS;
 }
 DMPI_ALIAS(Initialized)
@@ -65,7 +123,7 @@ DMPI_ALIAS(Initialized)
 int PMPI_Finalized(int *flag)
 {
     if (!flag) return dmpi_error_noobj(MPI_ERR_ARG, "MPI_Finalized", "flag is NULL");
-    *flag = dmpi_rt.finalized;
+    *flag = world_finalized;
     return MPI_SUCCESS;
 }
 DMPI_ALIAS(Finalized)

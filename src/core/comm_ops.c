@@ -14,6 +14,7 @@
 #include "core/context.h"
 #include "coll/coll.h"
 #include "core/group.h"
+#include "core/session.h"
 #include "core/intercomm.h"
 #include "core/objpool.h"
 #include "core/topo.h"
@@ -112,6 +113,7 @@ void dmpi_comm_release(dmpi_comm *c)
     dmpi_topo_release(c);
     comm_impl *ci = (comm_impl *)c;
     if (ci->ext.local) dmpi_comm_release(ci->ext.local);
+    dmpi_session_release(ci->ext.session);
     dmpi_context_free(c->context_id);
     dmpi_group_release(c->group);
     if (c->remote_group) dmpi_group_release(c->remote_group);
@@ -128,8 +130,24 @@ int dmpi_comm_make(dmpi_comm *parent, dmpi_group *g, uint32_t ctx, dmpi_comm **o
     }
     c->errh = parent->errh;
     dmpi_errhandler_retain(c->errh);
+    dmpi_comm_set_session(c, dmpi_comm_session(parent)); /* derived: the parent's session */
     *out = c;
     return MPI_SUCCESS;
+}
+
+struct dmpi_session *dmpi_comm_session(dmpi_comm *c)
+{
+    dmpi_comm_ext *e = dmpi_comm_ext_of(c);
+    return e ? e->session : NULL;
+}
+
+void dmpi_comm_set_session(dmpi_comm *c, struct dmpi_session *s)
+{
+    dmpi_comm_ext *e = dmpi_comm_ext_of(c);
+    if (!e || e->session == s) return;
+    dmpi_session_retain(s);
+    dmpi_session_release(e->session);
+    e->session = s;
 }
 
 int dmpi_intercomm_new(dmpi_comm *like, dmpi_group *lg, dmpi_group *rg, uint32_t ctx,
@@ -369,7 +387,10 @@ int dmpi_comm_from_group(dmpi_group *g, const char *stringtag, dmpi_errhandler *
 {
     int rc = group_comm(&dmpi_comm_world_obj, g, TAG_FROM_GROUP(dmpi_stringtag_hash(stringtag)),
                         out);
-    if (rc == MPI_SUCCESS && *out) set_errh(*out, e);
+    if (rc == MPI_SUCCESS && *out) {
+        set_errh(*out, e);
+        dmpi_comm_set_session(*out, g->session);
+    }
     return rc;
 }
 
@@ -382,6 +403,7 @@ int dmpi_intercomm_from_groups(dmpi_group *lg, int local_leader, dmpi_group *rg,
     *out = NULL;
     int rc = group_comm(&dmpi_comm_world_obj, lg, TAG_FROM_GROUP(h), &l);
     if (rc != MPI_SUCCESS) return rc;
+    dmpi_comm_set_session(l, lg->session); /* the intercommunicator inherits it */
     /* the leaders meet in MPI_COMM_WORLD's collective context */
     int peer = lg->rank == local_leader ? rg->world[remote_leader] : 0;
     rc = dmpi_intercomm_create(l, local_leader, &dmpi_comm_world_obj, peer, TAG_FROM_GROUP(h),

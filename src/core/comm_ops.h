@@ -62,8 +62,13 @@ typedef struct dmpi_comm_ext {
     dmpi_comm *local;           /* intercommunicators: the local intracommunicator
                                    (own context; owned, released with the comm) */
     bool hints[DMPI_NHINTS];    /* the mpi_assert_* info hints (default false) */
+    struct dmpi_session *session; /* the session it derives from (retained), or NULL */
 } dmpi_comm_ext;
 
+/* The session c derives from (NULL: none, or the World model), and
+ * setting it (retained; the old one released). */
+struct dmpi_session *dmpi_comm_session(dmpi_comm *c);
+void dmpi_comm_set_session(dmpi_comm *c, struct dmpi_session *s);
 /* The extras of c; NULL for a temporary copy (marked builtin) made inside
  * the library. */
 dmpi_comm_ext *dmpi_comm_ext_of(dmpi_comm *c);

@@ -35,6 +35,7 @@ enum {
     DMPI_MAGIC_ERRH = 0x45525248u,
     DMPI_MAGIC_MSG = 0x4d534721u,
     DMPI_MAGIC_INFO = 0x494e464fu,
+    DMPI_MAGIC_SESSION = 0x53455353u,
     DMPI_MAGIC_FREED = 0xdeadbeefu,
 };
 
@@ -46,6 +47,7 @@ typedef struct dmpi_group {
     int rank;        /* this process's rank in the group, or MPI_UNDEFINED */
     int *world;      /* world[i] = MPI_COMM_WORLD rank of group rank i */
     bool builtin;
+    struct dmpi_session *session; /* made from a session's process set (retained), or NULL */
 } dmpi_group;
 
 dmpi_group *dmpi_group_new(int size, const int *world_ranks);
@@ -199,7 +201,8 @@ dmpi_op *dmpi_op_builtin(MPI_Op h);
 /* --------------------------------------------------------------- requests */
 typedef enum {
     DMPI_REQ_SEND = 1, DMPI_REQ_RECV, DMPI_REQ_PSEND, DMPI_REQ_PRECV,
-    DMPI_REQ_COLL, DMPI_REQ_GREQ, DMPI_REQ_DONE
+    DMPI_REQ_COLL, DMPI_REQ_GREQ, DMPI_REQ_DONE,
+    DMPI_REQ_PART             /* partitioned send or receive (p2p/part.c) */
 } dmpi_req_kind;
 
 enum { DMPI_MODE_STD = 0, DMPI_MODE_SYNC = 1, DMPI_MODE_READY = 2, DMPI_MODE_BUFFERED = 3 };

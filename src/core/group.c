@@ -8,6 +8,7 @@
  * index: the world group is the identity and self has one member. */
 #include "core/group.h"
 #include "core/objpool.h"
+#include "core/session.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -55,6 +56,7 @@ void dmpi_group_release(dmpi_group *g)
     if (g->builtin || --g->refcount > 0) return;
     group_impl *gi = (group_impl *)g;
     g->magic = DMPI_MAGIC_FREED;
+    dmpi_session_release(g->session);
     free(gi->index);
     free(g->world);
     dmpi_obj_free(&group_pool, gi); /* a stale handle reads "freed" */

@@ -5,11 +5,16 @@
  * most MPI_BSEND_OVERHEAD) from the buffer, found first-fit among the gaps
  * between the messages still in flight; the space returns when the
  * internal send completes. With MPI_BUFFER_AUTOMATIC, messages are copied
- * into malloc'ed memory. Sessions do not exist yet, so the session forms
- * report MPI_ERR_SESSION. */
+ * into malloc'ed memory. A session's buffer (MPI_Session_attach_buffer
+ * and friends) serves the communicators derived from that session that
+ * have none of their own; then comes the process's. */
 #include "api/api.h"
+#include "core/comm_ops.h"
+#include "core/session.h"
 #include "p2p/p2p.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,11 +53,15 @@ static comm_bbuf *comm_entry(const dmpi_comm *c)
     return NULL;
 }
 
-/* The buffer a buffered send on c uses. */
-static bbuf *buffer_for(const dmpi_comm *c)
+/* The buffer a buffered send on c uses: its own, its session's, or the
+ * process's. */
+static bbuf *buffer_for(dmpi_comm *c)
 {
     comm_bbuf *e = comm_entry(c);
-    return e && e->b.attached ? &e->b : &process_buf;
+    if (e && e->b.attached) return &e->b;
+    dmpi_session *s = dmpi_comm_session(c);
+    bbuf *sb = s ? s->bsend : NULL;
+    return sb && sb->attached ? sb : &process_buf;
 }
 
 /* Releases the space of completed sends; true when nothing is in flight. */
@@ -142,13 +151,29 @@ static void flush_all(bbuf *bb)
     }
 }
 
-static int attach(bbuf *bb, dmpi_comm *c, const char *fn, void *buffer, MPI_Count size)
+/* Who a buffer call's errors are raised on: a communicator (NULL: no
+ * object, for the process's buffer) or a session. */
+typedef struct { dmpi_comm *c; dmpi_session *s; } owner;
+
+static int raise_on(owner o, int cls, const char *fn, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int raise_on(owner o, int cls, const char *fn, const char *fmt, ...)
 {
-    if (bb->attached) return dmpi_error(c, MPI_ERR_BUFFER, fn, "a buffer is already attached");
+    char msg[MPI_MAX_ERROR_STRING - 64];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return o.s ? dmpi_session_error(o.s, cls, fn, "%s", msg) : dmpi_error(o.c, cls, fn, "%s", msg);
+}
+
+static int attach(bbuf *bb, owner o, const char *fn, void *buffer, MPI_Count size)
+{
+    if (bb->attached) return raise_on(o, MPI_ERR_BUFFER, fn, "a buffer is already attached");
     bool automatic = buffer == MPI_BUFFER_AUTOMATIC;
     if (!automatic && (size < 0 || (!buffer && size > 0)))
-        return dmpi_error(c, size < 0 ? MPI_ERR_COUNT : MPI_ERR_BUFFER, fn,
-                          "invalid buffer (%p, %lld bytes)", buffer, (long long)size);
+        return raise_on(o, size < 0 ? MPI_ERR_COUNT : MPI_ERR_BUFFER, fn,
+                        "invalid buffer (%p, %lld bytes)", buffer, (long long)size);
     bb->base = automatic ? NULL : buffer;
     bb->size = automatic ? 0 : (size_t)size;
     bb->automatic = automatic;
@@ -156,10 +181,10 @@ static int attach(bbuf *bb, dmpi_comm *c, const char *fn, void *buffer, MPI_Coun
     return MPI_SUCCESS;
 }
 
-static int detach(bbuf *bb, dmpi_comm *c, const char *fn, void *buffer_addr, MPI_Count *size)
+static int detach(bbuf *bb, owner o, const char *fn, void *buffer_addr, MPI_Count *size)
 {
-    if (!buffer_addr || !size) return dmpi_error(c, MPI_ERR_ARG, fn, "NULL argument");
-    if (!bb->attached) return dmpi_error(c, MPI_ERR_BUFFER, fn, "no buffer is attached");
+    if (!buffer_addr || !size) return raise_on(o, MPI_ERR_ARG, fn, "NULL argument");
+    if (!bb->attached) return raise_on(o, MPI_ERR_BUFFER, fn, "no buffer is attached");
     flush_all(bb);
     *(void **)buffer_addr = bb->automatic ? MPI_BUFFER_AUTOMATIC : bb->base;
     *size = (MPI_Count)bb->size;
@@ -187,6 +212,8 @@ static int iflush(bbuf *bb, MPI_Request *request, const char *fn)
     return MPI_SUCCESS;
 }
 
+#define NOBODY ((owner){NULL, NULL})
+
 /* Runs op on the process buffer under the lock. */
 #define ON_PROCESS(fn, call)         \
     do {                             \
@@ -199,14 +226,14 @@ static int iflush(bbuf *bb, MPI_Request *request, const char *fn)
 
 int PMPI_Buffer_attach(void *buffer, int size)
 {
-    ON_PROCESS("MPI_Buffer_attach", attach(&process_buf, NULL, "MPI_Buffer_attach", buffer, size));
+    ON_PROCESS("MPI_Buffer_attach", attach(&process_buf, NOBODY, "MPI_Buffer_attach", buffer, size));
 }
 DMPI_ALIAS(Buffer_attach)
 
 int PMPI_Buffer_attach_c(void *buffer, MPI_Count size)
 {
     ON_PROCESS("MPI_Buffer_attach_c",
-               attach(&process_buf, NULL, "MPI_Buffer_attach_c", buffer, size));
+               attach(&process_buf, NOBODY, "MPI_Buffer_attach_c", buffer, size));
 }
 DMPI_ALIAS(Buffer_attach_c)
 
@@ -216,7 +243,7 @@ int PMPI_Buffer_detach(void *buffer_addr, int *size)
     DMPI_CHECK_INIT("MPI_Buffer_detach");
     if (!size) return dmpi_error_noobj(MPI_ERR_ARG, "MPI_Buffer_detach", "size is NULL");
     dmpi_lock();
-    int rc = detach(&process_buf, NULL, "MPI_Buffer_detach", buffer_addr, &n);
+    int rc = detach(&process_buf, NOBODY, "MPI_Buffer_detach", buffer_addr, &n);
     dmpi_unlock();
     if (rc == MPI_SUCCESS) *size = (int)n;
     return rc;
@@ -226,7 +253,7 @@ DMPI_ALIAS(Buffer_detach)
 int PMPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size)
 {
     ON_PROCESS("MPI_Buffer_detach_c",
-               detach(&process_buf, NULL, "MPI_Buffer_detach_c", buffer_addr, size));
+               detach(&process_buf, NOBODY, "MPI_Buffer_detach_c", buffer_addr, size));
 }
 DMPI_ALIAS(Buffer_detach_c)
 
@@ -276,14 +303,14 @@ static int comm_buf(MPI_Comm h, const char *fn, dmpi_comm **cp, bbuf **bp)
 
 int PMPI_Comm_attach_buffer(MPI_Comm comm, void *buffer, int size)
 {
-    ON_COMM(comm, "MPI_Comm_attach_buffer", attach(bb, c, "MPI_Comm_attach_buffer", buffer, size));
+    ON_COMM(comm, "MPI_Comm_attach_buffer", attach(bb, (owner){c, NULL}, "MPI_Comm_attach_buffer", buffer, size));
 }
 DMPI_ALIAS(Comm_attach_buffer)
 
 int PMPI_Comm_attach_buffer_c(MPI_Comm comm, void *buffer, MPI_Count size)
 {
     ON_COMM(comm, "MPI_Comm_attach_buffer_c",
-            attach(bb, c, "MPI_Comm_attach_buffer_c", buffer, size));
+            attach(bb, (owner){c, NULL}, "MPI_Comm_attach_buffer_c", buffer, size));
 }
 DMPI_ALIAS(Comm_attach_buffer_c)
 
@@ -295,7 +322,7 @@ int PMPI_Comm_detach_buffer(MPI_Comm comm, void *buffer_addr, int *size)
     bbuf *bb;
     dmpi_lock();
     int rc = comm_buf(comm, "MPI_Comm_detach_buffer", &c, &bb);
-    if (rc == MPI_SUCCESS) rc = detach(bb, c, "MPI_Comm_detach_buffer", buffer_addr, &n);
+    if (rc == MPI_SUCCESS) rc = detach(bb, (owner){c, NULL}, "MPI_Comm_detach_buffer", buffer_addr, &n);
     dmpi_unlock();
     if (rc == MPI_SUCCESS) *size = (int)n;
     return rc;
@@ -305,7 +332,7 @@ DMPI_ALIAS(Comm_detach_buffer)
 int PMPI_Comm_detach_buffer_c(MPI_Comm comm, void *buffer_addr, MPI_Count *size)
 {
     ON_COMM(comm, "MPI_Comm_detach_buffer_c",
-            detach(bb, c, "MPI_Comm_detach_buffer_c", buffer_addr, size));
+            detach(bb, (owner){c, NULL}, "MPI_Comm_detach_buffer_c", buffer_addr, size));
 }
 DMPI_ALIAS(Comm_detach_buffer_c)
 
@@ -333,6 +360,92 @@ void dmpi_bsend_comm_gone(const dmpi_comm *c)
         free(e);
         return;
     }
+}
+
+/* ------------------------------------------------------ session buffers */
+
+/* The buffer record of session handle h (created on demand). */
+static int session_buf(MPI_Session h, const char *fn, dmpi_session **sp, bbuf **bp)
+{
+    dmpi_session *s = *sp = dmpi_session_get(h);
+    if (!s)
+        return dmpi_error_noobj(MPI_ERR_SESSION, fn, "invalid session%s",
+                                h == MPI_SESSION_NULL ? " (MPI_SESSION_NULL)" : "");
+    if (!s->bsend && !(s->bsend = calloc(1, sizeof(bbuf))))
+        return dmpi_session_error(s, MPI_ERR_NO_MEM, fn, "out of memory");
+    *bp = s->bsend;
+    return MPI_SUCCESS;
+}
+
+#define ON_SESSION(session, fn, call)                    \
+    do {                                                 \
+        dmpi_session *s;                                 \
+        bbuf *bb;                                        \
+        dmpi_lock();                                     \
+        int rc_ = session_buf(session, fn, &s, &bb);     \
+        if (rc_ == MPI_SUCCESS) rc_ = (call);            \
+        dmpi_unlock();                                   \
+        return rc_;                                      \
+    } while (0)
+
+int PMPI_Session_attach_buffer(MPI_Session session, void *buffer, int size)
+{
+    ON_SESSION(session, "MPI_Session_attach_buffer",
+               attach(bb, (owner){NULL, s}, "MPI_Session_attach_buffer", buffer, size));
+}
+DMPI_ALIAS(Session_attach_buffer)
+
+int PMPI_Session_attach_buffer_c(MPI_Session session, void *buffer, MPI_Count size)
+{
+    ON_SESSION(session, "MPI_Session_attach_buffer_c",
+               attach(bb, (owner){NULL, s}, "MPI_Session_attach_buffer_c", buffer, size));
+}
+DMPI_ALIAS(Session_attach_buffer_c)
+
+int PMPI_Session_detach_buffer(MPI_Session session, void *buffer_addr, int *size)
+{
+    MPI_Count n = 0;
+    if (!size) return dmpi_error_noobj(MPI_ERR_ARG, "MPI_Session_detach_buffer", "size is NULL");
+    dmpi_session *s;
+    bbuf *bb;
+    dmpi_lock();
+    int rc = session_buf(session, "MPI_Session_detach_buffer", &s, &bb);
+    if (rc == MPI_SUCCESS) rc = detach(bb, (owner){NULL, s}, "MPI_Session_detach_buffer", buffer_addr, &n);
+    dmpi_unlock();
+    if (rc == MPI_SUCCESS) *size = (int)n;
+    return rc;
+}
+DMPI_ALIAS(Session_detach_buffer)
+
+int PMPI_Session_detach_buffer_c(MPI_Session session, void *buffer_addr, MPI_Count *size)
+{
+    ON_SESSION(session, "MPI_Session_detach_buffer_c",
+               detach(bb, (owner){NULL, s}, "MPI_Session_detach_buffer_c", buffer_addr, size));
+}
+DMPI_ALIAS(Session_detach_buffer_c)
+
+int PMPI_Session_flush_buffer(MPI_Session session)
+{
+    ON_SESSION(session, "MPI_Session_flush_buffer", ((void)s, flush_all(bb), MPI_SUCCESS));
+}
+DMPI_ALIAS(Session_flush_buffer)
+
+int PMPI_Session_iflush_buffer(MPI_Session session, MPI_Request *request)
+{
+    ON_SESSION(session, "MPI_Session_iflush_buffer",
+               ((void)s, iflush(bb, request, "MPI_Session_iflush_buffer")));
+}
+DMPI_ALIAS(Session_iflush_buffer)
+
+/* A finalized or freed session: its messages are delivered, its buffer
+ * record dropped (the user's memory stays the user's). */
+void dmpi_bsend_session_gone(dmpi_session *s)
+{
+    bbuf *bb = s->bsend;
+    if (!bb) return;
+    flush_all(bb);
+    free(bb);
+    s->bsend = NULL;
 }
 
 void dmpi_bsend_finalize(void)
