@@ -6,6 +6,7 @@
 #include "api/coll_api.h"
 #include "coll/sched.h"
 #include "p2p/p2p.h"
+#include "p2p/part.h"
 
 #include <stdlib.h>
 
@@ -400,6 +401,8 @@ static int start_one(MPI_Request h, const char *fn)
         }
         return dmpi_coll_start_persistent(r);
     }
+    if (dmpi_coll_is_persistent(r)) return dmpi_coll_start_persistent(r);
+    if (r->kind == DMPI_REQ_PART) return dmpi_part_start(r);
     return dmpi_error(r->comm, MPI_ERR_REQUEST, fn, "cannot start this request");
 }
 
@@ -494,6 +497,7 @@ int PMPI_Cancel(MPI_Request *request)
     if ((r->kind == DMPI_REQ_SEND || r->kind == DMPI_REQ_PSEND) && !is_done(r) &&
         (!r->persistent || r->active))
         dmpi_send_cancel(r);
+    if (r->kind == DMPI_REQ_PART && r->active && !is_done(r)) dmpi_part_cancel(r);
     int err = r->kind == DMPI_REQ_GREQ ? dmpi_greq_cancel(r) : MPI_SUCCESS;
     dmpi_unlock();
     if (err != MPI_SUCCESS)

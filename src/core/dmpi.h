@@ -93,8 +93,11 @@ typedef struct dmpi_comm {
     uint32_t coll_seq;        /* collective sequence, for internal tags */
 } dmpi_comm;
 
-/* Which context of a communicator a message travels in. */
-enum { DMPI_CTX_P2P = 0, DMPI_CTX_COLL = 1 };
+/* Which context of a communicator a message travels in: the wire context
+ * is context_id + this. Partitioned communication (p2p/part.c) has two
+ * private ones above every id a communicator can have (ids are < 0x10000):
+ * one where partitioned requests are matched, one for their data. */
+enum { DMPI_CTX_P2P = 0, DMPI_CTX_COLL = 1, DMPI_CTX_PART = 0x10000, DMPI_CTX_PART_DATA = 0x20000 };
 
 extern dmpi_comm dmpi_comm_world_obj, dmpi_comm_self_obj;
 
@@ -229,7 +232,7 @@ typedef struct dmpi_request {
     int peer;                 /* rank in comm (or MPI_ANY_SOURCE) */
     int tag;
     int mode;                 /* DMPI_MODE_* for sends */
-    int ctx_kind;             /* DMPI_CTX_P2P / DMPI_CTX_COLL */
+    int ctx_kind;             /* DMPI_CTX_* */
     dmpi_comm *comm;
     MPI_Count bytes;          /* packed size of the message */
     void *tmp;                /* packed copy for non-contiguous data or bsend */
