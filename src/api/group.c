@@ -4,6 +4,7 @@
  * ranks; results with no members are MPI_GROUP_EMPTY. */
 #include "api/api.h"
 #include "core/group.h"
+#include "core/session.h"
 
 #include <stdlib.h>
 
@@ -17,11 +18,17 @@
 #define CHECK_ARG(cond, fn, ...) \
     DMPI_CHECK(NULL, cond, MPI_ERR_ARG, fn, __VA_ARGS__)
 
-/* Hands out a new group of n world ranks. */
-static int new_group(int n, const int *world, MPI_Group *out, const char *fn)
+/* Hands out a new group of n world ranks, derived from the session s (a
+ * group made from groups of a session belongs to it), or from none. */
+static int new_group(int n, const int *world, struct dmpi_session *s, MPI_Group *out,
+                     const char *fn)
 {
     dmpi_group *g = dmpi_group_make(n, world);
     if (!g) return dmpi_error_noobj(MPI_ERR_NO_MEM, fn, "out of memory");
+    if (s && !g->builtin) {
+        g->session = s;
+        dmpi_session_retain(s);
+    }
     *out = dmpi_group_handle(g);
     return MPI_SUCCESS;
 }
@@ -112,7 +119,7 @@ static int set_op(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup, int w
     if (what == UNION)
         for (int i = 0; i < b->size; i++)
             if (dmpi_group_rank_of_world(a, b->world[i]) == MPI_UNDEFINED) w[n++] = b->world[i];
-    int rc = new_group(n, w, newgroup, fn);
+    int rc = new_group(n, w, a->session ? a->session : b->session, newgroup, fn);
     dmpi_unlock();
     free(w);
     return rc;
@@ -151,7 +158,7 @@ static int incl_excl(dmpi_group *g, const int *list, int n, const char *mark, bo
         for (int i = 0; i < g->size; i++)
             if (!mark[i]) w[k++] = g->world[i];
     dmpi_lock();
-    int rc = new_group(k, w, newgroup, fn);
+    int rc = new_group(k, w, g->session, newgroup, fn);
     dmpi_unlock();
     free(w);
     return rc;
