@@ -1,8 +1,8 @@
-/* errh_file_session.c: file and session error handlers without MPI-IO or
- * sessions: handlers are created and freed, MPI_FILE_NULL carries the
- * default file handler (MPI_ERRORS_RETURN at start; set, get and call it),
- * a communicator refuses a file handler, and session calls on any handle
- * give MPI_ERR_SESSION. */
+/* errh_file_session.c: file and session error handlers without MPI-IO:
+ * handlers are created and freed, MPI_FILE_NULL carries the default file
+ * handler (MPI_ERRORS_RETURN at start; set, get and call it), a
+ * communicator refuses a file handler, and session calls on
+ * MPI_SESSION_NULL give MPI_ERR_SESSION (sessions.c tests real ones). */
 #include "common.h"
 
 static int calls, last_code;

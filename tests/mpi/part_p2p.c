@@ -9,13 +9,16 @@
  * partition is there, never true for a partition the sender has not
  * marked (one rank, where the order is known); restarts of the same
  * requests over several rounds with new data (persistent), MPI_Startall;
- * a receive type with holes (staged path); MPI_PROC_NULL peers; MPI_Cancel
+ * a receive type with holes (staged path); under MPI_THREAD_MULTIPLE,
+ * threads marking their own partitions at once; MPI_PROC_NULL peers; MPI_Cancel
  * of a round before anything was sent; MPI_Request_free of an active send;
  * and the error classes: MPI_ERR_ARG for MPI_Pready on an inactive
  * request, a partition out of range or marked twice, zero partitions;
  * MPI_ERR_REQUEST for MPI_Pready on a receive or MPI_Parrived on a send;
  * MPI_ERR_RANK / MPI_ERR_TAG for wildcards. */
 #include "common.h"
+
+#include <pthread.h>
 
 static int next, prev;
 
@@ -139,6 +142,50 @@ static void holes(int total, int sp, int rp)
     free(rbuf);
 }
 
+/* Four threads each mark every fourth partition ready (the use partitioned
+ * communication is made for), the main thread waits. */
+#define NTHREADS 4
+typedef struct { MPI_Request req; int *buf, first, np, per, round; } marker;
+
+static void *mark_mine(void *arg)
+{
+    marker *m = arg;
+    for (int i = m->first; i < m->np; i += NTHREADS) {
+        for (int e = i * m->per; e < (i + 1) * m->per; e++) m->buf[e] = t_rank * 7 + m->round + e;
+        MPI_CHK(MPI_Pready(i, m->req));
+    }
+    return NULL;
+}
+
+static void threaded(int np, int per)
+{
+    int total = np * per, *sbuf = malloc((size_t)total * sizeof(int));
+    int *rbuf = malloc((size_t)total * sizeof(int));
+    MPI_Request sreq, rreq;
+    MPI_CHK(MPI_Psend_init(sbuf, np, per, MPI_INT, next, 14, MPI_COMM_WORLD, MPI_INFO_NULL, &sreq));
+    MPI_CHK(MPI_Precv_init(rbuf, np, per, MPI_INT, prev, 14, MPI_COMM_WORLD, MPI_INFO_NULL, &rreq));
+    for (int round = 0; round < 3; round++) {
+        MPI_CHK(MPI_Start(&rreq));
+        MPI_CHK(MPI_Start(&sreq));
+        pthread_t th[NTHREADS];
+        marker m[NTHREADS];
+        for (int t = 0; t < NTHREADS; t++) {
+            m[t] = (marker){sreq, sbuf, t, np, per, round};
+            pthread_create(&th[t], NULL, mark_mine, &m[t]);
+        }
+        for (int t = 0; t < NTHREADS; t++) pthread_join(th[t], NULL);
+        MPI_CHK(MPI_Wait(&sreq, MPI_STATUS_IGNORE));
+        MPI_CHK(MPI_Wait(&rreq, MPI_STATUS_IGNORE));
+        int bad = 0;
+        for (int e = 0; e < total; e++) bad += rbuf[e] != prev * 7 + round + e;
+        CHECK(!bad, "threads, %d partitions of %d ints: %d wrong", np, per, bad);
+    }
+    MPI_CHK(MPI_Request_free(&sreq));
+    MPI_CHK(MPI_Request_free(&rreq));
+    free(sbuf);
+    free(rbuf);
+}
+
 static void proc_null(void)
 {
     int buf[8] = {0};
@@ -207,7 +254,10 @@ static void errors(void)
 
 int main(int argc, char **argv)
 {
-    t_init(&argc, &argv);
+    int provided;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, &t_rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &t_size);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     next = (t_rank + 1) % t_size;
     prev = (t_rank + t_size - 1) % t_size;
@@ -222,6 +272,10 @@ int main(int argc, char **argv)
     holes(120, 4, 6);
     holes(120 * 256, 8, 4);
     holes(120 * 256, 6, 6);
+    if (provided == MPI_THREAD_MULTIPLE) {
+        threaded(16, 8);     /* small partitions: one message at the end */
+        threaded(16, 2048);  /* 8 KiB partitions: a message each */
+    }
     proc_null();
     errors();
     return t_finish();
