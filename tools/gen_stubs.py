@@ -4,7 +4,7 @@
   tools/gen_stubs.py                 regenerate src/api/stubs_generated.c
                                      from include/mpi.h
   tools/gen_stubs.py --check         exit 1 if that file is out of date
-  tools/gen_stubs.py --list-unimplemented LIB [-o FILE]
+  tools/gen_stubs.py --list-unimplemented LIB [-o FILE] [--no-stubs-left]
                                      write docs/unimplemented.md (or FILE,
                                      '-' for stdout): the functions that are
                                      still stubs in the built library LIB
@@ -16,7 +16,11 @@ it. A source file that implements X defines a strong PMPI_X and a strong
 MPI_X (DMPI_ALIAS in src/core/dmpi.h); the library is linked from object
 files, so the strong definitions win and the stub is left unreferenced.
 A function that is still a stub is therefore a weak symbol ('W' in nm -D)
-in libmpi_abi.so.1, which is what --list-unimplemented looks for.
+in libmpi_abi.so.1, which is what --list-unimplemented looks for. Link-time
+optimisation (DMPI_LTO, on in optimised builds) turns the surviving weak
+stubs into strong symbols, so LIB must come from a build without it
+(cmake -DDMPI_LTO=OFF, or a Debug build); the tool refuses a library with
+no weak MPI symbol at all unless --no-stubs-left says that is expected.
 """
 import os
 import re
@@ -137,9 +141,12 @@ def nm_symbols(lib):
     return syms
 
 
-def list_unimplemented(lib, out_path):
+def list_unimplemented(lib, out_path, no_stubs_ok=False):
     funcs = read_functions()
     syms = nm_symbols(lib)
+    if not no_stubs_ok and not any(k in 'Ww' for n, (k, _) in syms.items() if n.startswith(('MPI_', 'PMPI_'))):
+        sys.exit('gen_stubs: %s has no weak MPI symbol: built with link-time optimisation? '
+                 'Use a build with -DDMPI_LTO=OFF (or pass --no-stubs-left)' % lib)
     stubs, half, missing = [], [], []
     for ch, _, name, _ in funcs:
         p, m = syms.get('P' + name), syms.get(name)
@@ -190,7 +197,7 @@ def main(argv):
         if i + 1 >= len(argv):
             sys.exit('gen_stubs: --list-unimplemented needs the path of libmpi_abi.so.1')
         out = argv[argv.index('-o') + 1] if '-o' in argv else DOC
-        return list_unimplemented(argv[i + 1], out)
+        return list_unimplemented(argv[i + 1], out, '--no-stubs-left' in argv)
     text = generate(read_functions())
     if '--check' in argv:
         current = open(OUTPUT).read() if os.path.exists(OUTPUT) else ''
