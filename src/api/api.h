@@ -99,8 +99,11 @@ static inline int dmpi_comm_peer_size(const dmpi_comm *c)
 /* The runtime's users (api/init.c): MPI_Init and each session acquire it
  * (the first starts it; a higher thread level than it has raises it;
  * *provided, if given, gets the level now), and release it at MPI_Finalize
- * and MPI_Session_finalize (the last one tears it down). */
+ * and MPI_Session_finalize (the last one tears it down). Acquiring fails
+ * with MPI_ERR_OTHER, not raised, once it is torn down (the message for it
+ * is dmpi_runtime_gone). */
 int dmpi_runtime_acquire(int required, int *provided, const char *fn);
+extern const char *const dmpi_runtime_gone;
 void dmpi_runtime_release(void);
 
 /* A user error handler of the given kind (DMPI_ERRH_USER for

@@ -18,6 +18,10 @@ static int runtime_users;
 static bool world_initialized, world_finalized;
 static pthread_mutex_t users_lock = PTHREAD_MUTEX_INITIALIZER; /* sessions may start in threads */
 
+const char *const dmpi_runtime_gone =
+    "MPI was finalized in this process (by the last of MPI_Finalize and MPI_Session_finalize) "
+    "and cannot be initialized again";
+
 static bool valid_level(int l)
 {
     return l == MPI_THREAD_SINGLE || l == MPI_THREAD_FUNNELED || l == MPI_THREAD_SERIALIZED ||
@@ -35,10 +39,7 @@ static int acquire(int required, int *provided, const char *fn)
         runtime_users++;
         return MPI_SUCCESS;
     }
-    if (dmpi_rt.finalized)
-        return dmpi_error_noobj(MPI_ERR_OTHER, fn,
-                                "MPI was finalized in this process (by the last of MPI_Finalize "
-                                "and MPI_Session_finalize) and cannot be initialized again");
+    if (dmpi_rt.finalized) return MPI_ERR_OTHER; /* raised by the caller */
     int rc = dmpi_runtime_init(required, provided);
     if (rc != MPI_SUCCESS)
         dmpi_abort_job(1, "dmpi: %s failed: %s", fn, dmpi_error_class_name(rc));
@@ -72,8 +73,9 @@ static int init_common(int required, int *provided, const char *fn)
         return dmpi_error_noobj(MPI_ERR_OTHER, fn, "MPI is already %s",
                                 world_finalized ? "finalized" : "initialized");
     int rc = dmpi_runtime_acquire(required, provided, fn);
-    if (rc == MPI_SUCCESS) world_initialized = true;
-    return rc;
+    if (rc != MPI_SUCCESS) return dmpi_error_noobj(rc, fn, "%s", dmpi_runtime_gone);
+    world_initialized = true;
+    return MPI_SUCCESS;
 }
 
 int PMPI_Init(int *argc, char ***argv)

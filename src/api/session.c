@@ -39,24 +39,28 @@ static int requested_level(dmpi_info *info)
 int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session)
 {
     static const char *const FN = "MPI_Session_init";
-    DMPI_CHECK(NULL, session, MPI_ERR_ARG, FN, "session is NULL");
-    DMPI_CHECK_INFO(NULL, info, FN);
     dmpi_errhandler *e = dmpi_errhandler_get(errhandler);
     DMPI_CHECK(NULL, e && (e->builtin || e->kind == DMPI_ERRH_USER_SESSION), MPI_ERR_ARG, FN,
                "invalid error handler for sessions%s",
                errhandler == MPI_ERRHANDLER_NULL ? " (MPI_ERRHANDLER_NULL)" : "");
+    /* the other errors go to that handler (sec. 11.3.1), as if on a session */
+    dmpi_session none = {.errh = e};
+    if (!session) return dmpi_session_error(&none, MPI_ERR_ARG, FN, "session is NULL");
+    if (info != MPI_INFO_NULL && !dmpi_info_get(info))
+        return dmpi_session_error(&none, MPI_ERR_INFO, FN, "invalid info object");
     int level = requested_level(info == MPI_INFO_NULL ? NULL : dmpi_info_get(info));
-    DMPI_CHECK(NULL, level >= 0, MPI_ERR_INFO_VALUE, FN,
-               "info key thread_level: not the name of a thread level");
+    if (level < 0)
+        return dmpi_session_error(&none, MPI_ERR_INFO_VALUE, FN,
+                                  "info key thread_level: not the name of a thread level");
     int provided;
     int rc = dmpi_runtime_acquire(level, &provided, FN);
-    if (rc != MPI_SUCCESS) return rc;
+    if (rc != MPI_SUCCESS) return dmpi_session_error(&none, rc, FN, "%s", dmpi_runtime_gone);
     dmpi_lock();
     dmpi_session *s = dmpi_session_new(e, provided);
     dmpi_unlock();
     if (!s) {
         dmpi_runtime_release();
-        return dmpi_error_noobj(MPI_ERR_NO_MEM, FN, "out of memory");
+        return dmpi_session_error(&none, MPI_ERR_NO_MEM, FN, "out of memory");
     }
     *session = dmpi_session_handle(s);
     return MPI_SUCCESS;

@@ -96,7 +96,9 @@ static int apply(dmpi_session *s, int code, const char *what)
     int kind = h ? h->kind : DMPI_ERRH_FATAL;
     if (kind == DMPI_ERRH_RETURN) return code;
     if (kind == DMPI_ERRH_USER_SESSION && h->comm_fn) {
-        MPI_Session handle = dmpi_session_handle(s);
+        /* a stand-in (MPI_Session_init's failures) has no handle yet */
+        MPI_Session handle = s->magic == DMPI_MAGIC_SESSION ? dmpi_session_handle(s)
+                                                            : MPI_SESSION_NULL;
         int c = code;
         ((MPI_Session_errhandler_function *)(void (*)(void))h->comm_fn)(&handle, &c);
         return code;

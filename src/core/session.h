@@ -40,7 +40,8 @@ int dmpi_pset_find(const char *name);
 dmpi_group *dmpi_pset_group(int i, dmpi_session *s);
 
 /* Raises class cls on session s (NULL: on no object) and applies its error
- * handler; returns the code for the caller to return. */
+ * handler; returns the code for the caller to return. s may be a zeroed
+ * stand-in with only errh set (a user handler then gets MPI_SESSION_NULL). */
 int dmpi_session_error(dmpi_session *s, int cls, const char *func, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 /* MPI_Session_call_errhandler: applies s's handler to code. */

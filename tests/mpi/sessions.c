@@ -14,7 +14,9 @@
  * results), two sessions at once, session error handlers (a user handler
  * called with the class of a bad argument, set/get/call), a buffered send
  * through the session's buffer (MPI_Session_attach_buffer, flush, iflush,
- * detach giving back the same buffer) and bad arguments: MPI_ERR_ARG for
+ * detach giving back the same buffer), MPI_Session_init's failures on its
+ * errhandler argument (a bad thread_level; a start after the runtime was
+ * torn down, which dmpi does not support) and bad arguments: MPI_ERR_ARG for
  * an unknown process set or an index out of range, raised on the session;
  * with MPI_Init also MPI_ERR_SESSION for MPI_SESSION_NULL (raised on no
  * object: fatal unless MPI_COMM_SELF's handler returns). */
@@ -172,8 +174,11 @@ int main(int argc, char **argv)
     MPI_CHK(MPI_Session_create_errhandler(session_eh, &eh)); /* allowed before init */
     MPI_Info info;
     MPI_CHK(MPI_Info_create(&info));
-    MPI_CHK(MPI_Info_set(info, "thread_level", "MPI_THREAD_FUNNELED"));
     MPI_Session s1 = MPI_SESSION_NULL, s2 = MPI_SESSION_NULL;
+    /* a failing MPI_Session_init raises on its errhandler argument */
+    MPI_CHK(MPI_Info_set(info, "thread_level", "MPI_THREAD_MOST"));
+    CHECK_CLASS(MPI_Session_init(info, MPI_ERRORS_RETURN, &s1), MPI_ERR_INFO_VALUE);
+    MPI_CHK(MPI_Info_set(info, "thread_level", "MPI_THREAD_FUNNELED"));
     MPI_CHK(MPI_Session_init(info, eh, &s1));
     MPI_CHK(MPI_Info_free(&info));
     MPI_CHK(MPI_Errhandler_free(&eh));
@@ -294,6 +299,8 @@ int main(int argc, char **argv)
     CHECK(s2 == MPI_SESSION_NULL, "MPI_Session_finalize left the handle");
     MPI_CHK(MPI_Session_finalize(&s1));
     check_flags(with_world, with_world, "end");
+    /* the runtime is gone and cannot start again (docs/conformance.md) */
+    CHECK_CLASS(MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &s1), MPI_ERR_OTHER);
     total += t_errs - errs;
     if (r == 0) printf(total ? " Found %d errors\n" : " No Errors\n", total);
     return total ? 1 : 0;
