@@ -3,7 +3,8 @@
  *
  * Checked: data arrives whole for send and receive partition counts that
  * differ (same total bytes, sec. 4.2.2), small partitions (one message at
- * the end) and large ones (a message per partition), partitions marked
+ * the end) and large ones (a message per partition; with the argument
+ * "split", dmpi sends every partition as its own message), partitions marked
  * ready in ascending, descending and shuffled order and through
  * MPI_Pready_range and MPI_Pready_list; MPI_Parrived polled until every
  * partition is there, never true for a partition the sender has not
@@ -254,6 +255,9 @@ static void errors(void)
 
 int main(int argc, char **argv)
 {
+    /* "split": every partition its own message, however small, so the
+     * per-partition paths see every configuration */
+    if (argc > 1 && strcmp(argv[1], "split") == 0) setenv("DMPI_PART_SPLIT_MIN", "0", 1);
     int provided;
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &t_rank);
@@ -274,7 +278,7 @@ int main(int argc, char **argv)
     holes(120 * 256, 6, 6);
     if (provided == MPI_THREAD_MULTIPLE) {
         threaded(16, 8);     /* small partitions: one message at the end */
-        threaded(16, 2048);  /* 8 KiB partitions: a message each */
+        threaded(8, 16384);  /* 64 KiB partitions: a message each */
     }
     proc_null();
     errors();
