@@ -82,7 +82,9 @@ int main(int argc, char **argv)
     size_t sizes[BENCH_MAX_SIZES];
     int nsizes = bench_parse_sizes(spec, sizes, BENCH_MAX_SIZES);
     if (size != 2 || nsizes < 1 || P < 1 || rounds < 1) {
-        if (rank == 0) fprintf(stderr, "usage: mpiexec -n 2 part_bench [-p P] [-w W,..] [-s SIZES] [-n ROUNDS]\n");
+        if (rank == 0)
+            fprintf(stderr,
+                    "usage: mpiexec -n 2 part_bench [-p P] [-w W,..] [-s SIZES] [-n ROUNDS]\n");
         MPI_Finalize();
         return 1;
     }
@@ -94,19 +96,23 @@ int main(int argc, char **argv)
         if (!c) break;
         c++;
     }
-    double *tp = malloc((size_t)rounds * sizeof(double)), *te = malloc((size_t)rounds * sizeof(double));
-    if (rank == 0) printf("# part_bench: %d partitions, median of %d rounds\n# %10s %8s %12s %12s %9s\n",
-                          P, rounds, "part_bytes", "work_us", "part_us", "end_us", "end/part");
+    double *tp = malloc((size_t)rounds * sizeof(double));
+    double *te = malloc((size_t)rounds * sizeof(double));
+    if (rank == 0)
+        printf("# part_bench: %d partitions, median of %d rounds\n# %10s %8s %12s %12s %9s\n", P,
+               rounds, "part_bytes", "work_us", "part_us", "end_us", "end/part");
     for (int w = 0; w < nw; w++)
         for (int k = 0; k < nsizes; k++) {
             size_t S = sizes[k] ? sizes[k] : 1;
             char *buf = bench_alloc(S * (size_t)P, 1, 0);
             MPI_Request pr, er;
             if (rank == 0) {
-                MPI_Psend_init(buf, P, (MPI_Count)S, MPI_BYTE, 1, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &pr);
+                MPI_Psend_init(buf, P, (MPI_Count)S, MPI_BYTE, 1, 0, MPI_COMM_WORLD, MPI_INFO_NULL,
+                               &pr);
                 MPI_Send_init(buf, (int)(S * (size_t)P), MPI_BYTE, 1, 2, MPI_COMM_WORLD, &er);
             } else {
-                MPI_Precv_init(buf, P, (MPI_Count)S, MPI_BYTE, 0, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &pr);
+                MPI_Precv_init(buf, P, (MPI_Count)S, MPI_BYTE, 0, 0, MPI_COMM_WORLD, MPI_INFO_NULL,
+                               &pr);
                 MPI_Recv_init(buf, (int)(S * (size_t)P), MPI_BYTE, 0, 2, MPI_COMM_WORLD, &er);
             }
             for (int r = -3; r < rounds; r++) { /* alternating, 3 warm-up rounds */
@@ -120,7 +126,8 @@ int main(int argc, char **argv)
                 }
             }
             if (rank == 0) {
-                double mp = bench_quantile(tp, rounds, 0.5) * 1e6, me = bench_quantile(te, rounds, 0.5) * 1e6;
+                double mp = bench_quantile(tp, rounds, 0.5) * 1e6;
+                double me = bench_quantile(te, rounds, 0.5) * 1e6;
                 printf("  %10zu %8.1f %12.2f %12.2f %9.2f\n", S, ws[w], mp, me, me / mp);
                 fflush(stdout);
             }

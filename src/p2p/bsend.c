@@ -226,7 +226,8 @@ static int iflush(bbuf *bb, MPI_Request *request, const char *fn)
 
 int PMPI_Buffer_attach(void *buffer, int size)
 {
-    ON_PROCESS("MPI_Buffer_attach", attach(&process_buf, NOBODY, "MPI_Buffer_attach", buffer, size));
+    ON_PROCESS("MPI_Buffer_attach",
+               attach(&process_buf, NOBODY, "MPI_Buffer_attach", buffer, size));
 }
 DMPI_ALIAS(Buffer_attach)
 
@@ -303,7 +304,8 @@ static int comm_buf(MPI_Comm h, const char *fn, dmpi_comm **cp, bbuf **bp)
 
 int PMPI_Comm_attach_buffer(MPI_Comm comm, void *buffer, int size)
 {
-    ON_COMM(comm, "MPI_Comm_attach_buffer", attach(bb, (owner){c, NULL}, "MPI_Comm_attach_buffer", buffer, size));
+    ON_COMM(comm, "MPI_Comm_attach_buffer",
+            attach(bb, (owner){c, NULL}, "MPI_Comm_attach_buffer", buffer, size));
 }
 DMPI_ALIAS(Comm_attach_buffer)
 
@@ -322,7 +324,8 @@ int PMPI_Comm_detach_buffer(MPI_Comm comm, void *buffer_addr, int *size)
     bbuf *bb;
     dmpi_lock();
     int rc = comm_buf(comm, "MPI_Comm_detach_buffer", &c, &bb);
-    if (rc == MPI_SUCCESS) rc = detach(bb, (owner){c, NULL}, "MPI_Comm_detach_buffer", buffer_addr, &n);
+    if (rc == MPI_SUCCESS)
+        rc = detach(bb, (owner){c, NULL}, "MPI_Comm_detach_buffer", buffer_addr, &n);
     dmpi_unlock();
     if (rc == MPI_SUCCESS) *size = (int)n;
     return rc;
@@ -410,7 +413,8 @@ int PMPI_Session_detach_buffer(MPI_Session session, void *buffer_addr, int *size
     bbuf *bb;
     dmpi_lock();
     int rc = session_buf(session, "MPI_Session_detach_buffer", &s, &bb);
-    if (rc == MPI_SUCCESS) rc = detach(bb, (owner){NULL, s}, "MPI_Session_detach_buffer", buffer_addr, &n);
+    if (rc == MPI_SUCCESS)
+        rc = detach(bb, (owner){NULL, s}, "MPI_Session_detach_buffer", buffer_addr, &n);
     dmpi_unlock();
     if (rc == MPI_SUCCESS) *size = (int)n;
     return rc;

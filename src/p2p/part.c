@@ -88,7 +88,10 @@ static MPI_Count split_min(void)
     return (MPI_Count)v;
 }
 
-static bool done(dmpi_request *q) { return atomic_load_explicit(&q->complete, memory_order_acquire); }
+static bool done(dmpi_request *q)
+{
+    return atomic_load_explicit(&q->complete, memory_order_acquire);
+}
 
 static void drop(dmpi_request **q)
 {
