@@ -8,7 +8,8 @@
  * ready in ascending, descending and shuffled order and through
  * MPI_Pready_range and MPI_Pready_list; MPI_Parrived polled until every
  * partition is there, never true for a partition the sender has not
- * marked (one rank, where the order is known); restarts of the same
+ * marked (one rank, where the order is known); two pairs with the same
+ * peer and tag matching in init order, started the other way; restarts of the same
  * requests over several rounds with new data (persistent), MPI_Startall;
  * a receive type with holes (staged path); under MPI_THREAD_MULTIPLE,
  * threads marking their own partitions at once; MPI_PROC_NULL peers; MPI_Cancel
@@ -187,6 +188,40 @@ static void threaded(int np, int per)
     free(rbuf);
 }
 
+/* Two pairs with the same peer and tag match in the order they were
+ * initialized (sec. 4.2), whatever order they are started in. */
+static void init_order(int per)
+{
+    int sa[64], sb[64], ra[64], rb[64];
+    for (int i = 0; i < 4 * per; i++) {
+        sa[i] = 1000 + t_rank;
+        sb[i] = 2000 + t_rank;
+        ra[i] = rb[i] = -1;
+    }
+    MPI_Request s[2], r[2];
+    MPI_CHK(MPI_Psend_init(sa, 4, per, MPI_INT, next, 15, MPI_COMM_WORLD, MPI_INFO_NULL, &s[0]));
+    MPI_CHK(MPI_Psend_init(sb, 2, 2 * per, MPI_INT, next, 15, MPI_COMM_WORLD, MPI_INFO_NULL,
+                           &s[1]));
+    MPI_CHK(MPI_Precv_init(ra, 1, 4 * per, MPI_INT, prev, 15, MPI_COMM_WORLD, MPI_INFO_NULL,
+                           &r[0]));
+    MPI_CHK(MPI_Precv_init(rb, 4, per, MPI_INT, prev, 15, MPI_COMM_WORLD, MPI_INFO_NULL, &r[1]));
+    MPI_CHK(MPI_Start(&r[1]));
+    MPI_CHK(MPI_Start(&s[1]));
+    MPI_CHK(MPI_Pready_range(0, 1, s[1]));
+    MPI_CHK(MPI_Start(&r[0]));
+    MPI_CHK(MPI_Start(&s[0]));
+    MPI_CHK(MPI_Pready_list(4, (int[]){3, 1, 0, 2}, s[0]));
+    MPI_CHK(MPI_Waitall(2, s, MPI_STATUSES_IGNORE));
+    MPI_CHK(MPI_Waitall(2, r, MPI_STATUSES_IGNORE));
+    int bad = 0;
+    for (int i = 0; i < 4 * per; i++) bad += ra[i] != 1000 + prev || rb[i] != 2000 + prev;
+    CHECK(!bad, "pairs with the same tag matched out of init order (%d wrong)", bad);
+    for (int k = 0; k < 2; k++) {
+        MPI_CHK(MPI_Request_free(&s[k]));
+        MPI_CHK(MPI_Request_free(&r[k]));
+    }
+}
+
 static void proc_null(void)
 {
     int buf[8] = {0};
@@ -280,6 +315,8 @@ int main(int argc, char **argv)
         threaded(16, 8);     /* small partitions: one message at the end */
         threaded(8, 16384);  /* 64 KiB partitions: a message each */
     }
+    init_order(2);
+    init_order(16);
     proc_null();
     errors();
     return t_finish();
