@@ -58,11 +58,13 @@ int dmpi_runtime_acquire(int required, int *provided, const char *fn)
 
 void dmpi_runtime_release(void)
 {
-    pthread_mutex_lock(&users_lock);
+    pthread_mutex_lock(&users_lock); /* always before the big lock */
     if (--runtime_users == 0) {
+        dmpi_lock(); /* waiting loops drop it while they yield */
         dmpi_bsend_finalize(); /* the process's buffer */
         dmpi_runtime_finalize();
         dmpi_accel_fini();
+        dmpi_unlock();
     }
     pthread_mutex_unlock(&users_lock);
 }
@@ -106,8 +108,8 @@ int PMPI_Finalize(void)
     dmpi_attr_finalize(); /* MPI_COMM_SELF's delete callbacks run first */
     dmpi_bsend_finalize();
     world_finalized = true;
-    dmpi_runtime_release();
     dmpi_unlock();
+    dmpi_runtime_release(); /* takes its own lock first, then the big one */
     return MPI_SUCCESS;
 }
 DMPI_ALIAS(Finalize)

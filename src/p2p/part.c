@@ -244,6 +244,9 @@ static void collect(part_state *p)
 static bool round_done(const part_state *p)
 {
     if (p->cancelled) return true;
+    /* matching failed for good (an internal send or receive could not
+     * start): the round ends with that error instead of never */
+    if (!p->matched && p->err != MPI_SUCCESS && !p->hs && !p->reply) return true;
     if (p->is_send) return p->nsent == p->nmsg && !p->inflight;
     return p->matched && p->posted && p->nflag == p->nmsg;
 }
