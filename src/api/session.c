@@ -4,6 +4,7 @@
  * shares (api/init.c): sessions work without MPI_Init, and beside it.
  * Its buffered-send buffer (MPI_Session_attach_buffer and friends) is in
  * p2p/bsend.c with the other buffers. */
+#include "accel/accel.h"
 #include "api/api.h"
 #include "core/group.h"
 #include "core/session.h"
@@ -183,14 +184,25 @@ int PMPI_Group_from_session_pset(MPI_Session session, const char *pset_name,
 }
 DMPI_ALIAS(Group_from_session_pset)
 
-/* The hints in use: the thread level the session got. */
+/* The hints in use: the thread level the session got, and the memory
+ * kinds the library supports (MPI 4.1 sec. 11.4.3, as on MPI_COMM_WORLD). */
 int PMPI_Session_get_info(MPI_Session session, MPI_Info *info_used)
 {
     static const char *const FN = "MPI_Session_get_info";
     dmpi_session *s;
     GET_SESSION(s, session, FN);
     if (!info_used) return dmpi_session_error(s, MPI_ERR_ARG, FN, "info_used is NULL");
-    return one_key_info(s, "thread_level", level_names[s->thread_level], info_used, FN);
+    dmpi_info *i = dmpi_info_new();
+    int rc = i ? dmpi_info_set_kv(i, "thread_level", level_names[s->thread_level])
+               : MPI_ERR_NO_MEM;
+    if (rc == MPI_SUCCESS)
+        rc = dmpi_info_set_kv(i, "mpi_memory_alloc_kinds", dmpi_accel_alloc_kinds());
+    if (rc != MPI_SUCCESS) {
+        if (i) dmpi_info_free(i);
+        return dmpi_session_error(s, MPI_ERR_NO_MEM, FN, "out of memory");
+    }
+    *info_used = dmpi_info_handle(i);
+    return MPI_SUCCESS;
 }
 DMPI_ALIAS(Session_get_info)
 

@@ -9,7 +9,7 @@
  * Checked either way: the process sets mpi://WORLD and mpi://SELF (their
  * number, names, the length query and truncation of
  * MPI_Session_get_nth_pset, the info key mpi_size), MPI_Session_get_info's
- * thread_level, MPI_Group_from_session_pset, MPI_Comm_create_from_group and
+ * thread_level and mpi_memory_alloc_kinds, MPI_Group_from_session_pset, MPI_Comm_create_from_group and
  * MPI_Intercomm_create_from_groups on those groups (communication on the
  * results), two sessions at once, session error handlers (a user handler
  * called with the class of a bad argument, set/get/call), a buffered send
@@ -190,6 +190,9 @@ int main(int argc, char **argv)
     int flag = 0;
     MPI_CHK(MPI_Info_get_string(used, "thread_level", &(int){sizeof level}, level, &flag));
     CHECK(flag && strncmp(level, "MPI_THREAD_", 11) == 0, "thread_level \"%s\"", level);
+    MPI_CHK(MPI_Info_get_string(used, "mpi_memory_alloc_kinds", &(int){sizeof level}, level,
+                                &flag));
+    CHECK(flag && strstr(level, "system"), "mpi_memory_alloc_kinds \"%s\"", level);
     MPI_CHK(MPI_Info_free(&used));
 
     /* the size of mpi://WORLD, from its info */
