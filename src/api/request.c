@@ -401,7 +401,6 @@ static int start_one(MPI_Request h, const char *fn)
         }
         return dmpi_coll_start_persistent(r);
     }
-    if (dmpi_coll_is_persistent(r)) return dmpi_coll_start_persistent(r);
     if (r->kind == DMPI_REQ_PART) return dmpi_part_start(r);
     return dmpi_error(r->comm, MPI_ERR_REQUEST, fn, "cannot start this request");
 }
