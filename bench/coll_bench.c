@@ -1,12 +1,14 @@
 /* coll_bench.c: latency of the collectives Barrier, Bcast, Allreduce,
- * Reduce, Allgather and Alltoall on MPI_COMM_WORLD, at several message
+ * Reduce, Allgather and Alltoall (and, when asked for, Allgatherv and
+ * Alltoallv with equal counts) on MPI_COMM_WORLD, at several message
  * sizes (default 8 B, 1 KiB, 64 KiB, 1 MiB). Each size is measured as many
  * samples; a sample is a batch of back-to-back calls, timed on every rank,
  * and its value is the slowest rank's time per call (the time the
  * collective takes for the whole communicator). The output is the median
  * and p99 over samples. Sizes are bytes per process: the vector of Bcast,
  * Reduce and Allreduce (as doubles, summed; as bytes when not a multiple
- * of 8), each process's block of Allgather, each pair's block of Alltoall.
+ * of 8), each process's block of Allgather(v), each pair's block of
+ * Alltoall(v).
  * Plain MPI C: the same source builds with dmpi, MPICH and Open MPI. */
 #define _POSIX_C_SOURCE 200809L
 #include <mpi.h>
@@ -16,9 +18,11 @@
 
 #include "bench_util.h"
 
-enum { T_BARRIER, T_BCAST, T_ALLREDUCE, T_REDUCE, T_ALLGATHER, T_ALLTOALL, T_COUNT };
+enum { T_BARRIER, T_BCAST, T_ALLREDUCE, T_REDUCE, T_ALLGATHER, T_ALLTOALL, T_DEFAULT,
+       T_ALLGATHERV = T_DEFAULT, T_ALLTOALLV, T_COUNT };
 static const char *const test_names[T_COUNT] = { "barrier", "bcast", "allreduce",
-                                                  "reduce", "allgather", "alltoall" };
+                                                  "reduce", "allgather", "alltoall",
+                                                  "allgatherv", "alltoallv" };
 
 struct options {
     int tests[T_COUNT], ntests;
@@ -35,7 +39,7 @@ static void usage(void)
 {
     printf("usage: coll_bench [options]   (any number of ranks)\n"
            "  -t NAME[,...]   tests: barrier bcast allreduce reduce allgather alltoall\n"
-           "                  (default all)\n"
+           "                  (default: these), allgatherv alltoallv (equal counts)\n"
            "  -m min:max | a,b,c  sizes in bytes per process, K/M suffixes\n"
            "                  (default 8,1K,64K,1M; barrier runs once, as size 0)\n"
            "  -i iters        calls per sample (default 50, fewer for large sizes)\n"
@@ -78,8 +82,8 @@ static int parse_int(const char *s, int min, int *out)
 static int parse_options(int argc, char **argv, struct options *o, int verbose)
 {
     memset(o, 0, sizeof *o);
-    for (int k = 0; k < T_COUNT; k++) o->tests[k] = k;
-    o->ntests = T_COUNT;
+    for (int k = 0; k < T_DEFAULT; k++) o->tests[k] = k;
+    o->ntests = T_DEFAULT;
     o->nsizes = bench_parse_sizes("8,1K,64K,1M", o->sizes, BENCH_MAX_SIZES);
     o->samples = 50;
     o->warmup = 5;
@@ -125,12 +129,15 @@ struct bench {
     int rank, nranks;
     char *sbuf, *rbuf;
     double *samples;
+    int *counts, *displs; /* the v forms: equal counts, packed */
 };
 
 /* Bytes one call moves out of one process (for the iteration budget). */
 static size_t traffic(int t, size_t size, int p)
 {
-    return t == T_ALLGATHER || t == T_ALLTOALL ? size * (size_t)p : size;
+    return t == T_ALLGATHER || t == T_ALLTOALL || t == T_ALLGATHERV || t == T_ALLTOALLV
+               ? size * (size_t)p
+               : size;
 }
 
 static void one_call(struct bench *b, int t, size_t size)
@@ -146,6 +153,19 @@ static void one_call(struct bench *b, int t, size_t size)
     case T_ALLREDUCE: MPI_Allreduce(b->sbuf, b->rbuf, n, dt, op, c); break;
     case T_REDUCE: MPI_Reduce(b->sbuf, b->rbuf, n, dt, op, 0, c); break;
     case T_ALLGATHER: MPI_Allgather(b->sbuf, (int)size, MPI_BYTE, b->rbuf, (int)size, MPI_BYTE, c); break;
+    case T_ALLGATHERV:
+    case T_ALLTOALLV:
+        for (int j = 0; j < b->nranks; j++) {
+            b->counts[j] = (int)size;
+            b->displs[j] = (int)size * j;
+        }
+        if (t == T_ALLGATHERV)
+            MPI_Allgatherv(b->sbuf, (int)size, MPI_BYTE, b->rbuf, b->counts, b->displs,
+                           MPI_BYTE, c);
+        else
+            MPI_Alltoallv(b->sbuf, b->counts, b->displs, MPI_BYTE, b->rbuf, b->counts,
+                          b->displs, MPI_BYTE, c);
+        break;
     default: MPI_Alltoall(b->sbuf, (int)size, MPI_BYTE, b->rbuf, (int)size, MPI_BYTE, c); break;
     }
 }
@@ -198,7 +218,9 @@ int main(int argc, char **argv)
     b.sbuf = bench_alloc(max * (size_t)b.nranks, 1, 0);
     b.rbuf = bench_alloc(max * (size_t)b.nranks, 0, 0);
     b.samples = malloc((size_t)o.samples * sizeof *b.samples);
-    if (!b.samples) bench_die("out of memory");
+    b.counts = malloc((size_t)b.nranks * sizeof *b.counts);
+    b.displs = malloc((size_t)b.nranks * sizeof *b.displs);
+    if (!b.samples || !b.counts || !b.displs) bench_die("out of memory");
     if (b.rank == 0) {
         if (!o.csv && !o.raw) {
             char lib[256];
@@ -220,6 +242,8 @@ int main(int argc, char **argv)
     bench_free(b.sbuf, 0);
     bench_free(b.rbuf, 0);
     free(b.samples);
+    free(b.counts);
+    free(b.displs);
     MPI_Finalize();
     return 0;
 }
