@@ -15,32 +15,12 @@
  * the same bits on every process. Every result is computed locally. */
 #include "common.h"
 
-#include <stdbool.h>
+#include "coll_hier.h"
 
-#define HOLE (-7)
-
-/* The types: one int, or 2 ints at offsets 0 and 2 of an extent of 4. */
-typedef struct {
-    MPI_Datatype dt;
-    int per;    /* ints of data in one element */
-    int stride; /* extent in ints */
-    const char *name;
-} ty;
-
-static ty t_int, t_vec;
 static MPI_Op op_uadd, op_left;
-
-static int off(const ty *t, int j) { return t->per == 1 ? 0 : 2 * j; }
 
 /* Data of rank r, data int k, salt s: small enough that sums fit. */
 static int val(int r, long k, int s) { return (int)((r * 7919L + k * 13 + s * 101L) % 100003) + 1; }
-
-static int *alloc_ints(long n)
-{
-    int *b = t_malloc((size_t)(n > 0 ? n : 1) * sizeof(int));
-    for (long i = 0; i < n; i++) b[i] = HOLE;
-    return b;
-}
 
 /* Fill n elements of t at buf with rank r's data (data ints from k0). */
 static void fill(int *buf, const ty *t, long n, int r, long k0, int s)
@@ -180,7 +160,6 @@ static void test_allreduce_bits(MPI_Comm c, int me, int p, const char *cname)
 
 /* Allgather, Gather, Scatter: send type st, receive type rt; with the
  * strided send type and a contiguous receive of 2 ints per element. */
-typedef struct { const ty *st, *rt; int rmul; } pair;
 
 static void test_moves(MPI_Comm c, int me, int p, const char *cname)
 {
@@ -276,51 +255,15 @@ static void test_comm(MPI_Comm c, const char *cname)
     test_barrier(c, me, p, cname);
 }
 
-/* args: 2x2, rr3 or mixed set dmpi's simulated placement (the variable is
- * read at MPI_Init; other MPIs ignore it) unless the environment has one */
-static void placement(int argc, char **argv)
-{
-    static const char *const names[][2] = {{"2x2", "(vector,(0,2,2))"},
-                                           {"rr3", "(vector,(0,3,1))"},
-                                           {"mixed", "(vector,(0,1,3),(1,1,1))"}};
-    for (int i = 1; i < argc; i++)
-        for (size_t j = 0; j < sizeof names / sizeof names[0]; j++)
-            if (!strcmp(argv[i], names[j][0])) setenv("DMPI_PROCESS_MAPPING", names[j][1], 0);
-}
-
 int main(int argc, char **argv)
 {
-    placement(argc, argv);
+    hier_settings(argc, argv);
     t_init(&argc, &argv);
-    MPI_Type_vector(2, 1, 2, MPI_INT, &t_vec.dt);
-    MPI_Datatype tmp = t_vec.dt;
-    MPI_Type_create_resized(tmp, 0, 4 * (MPI_Aint)sizeof(int), &t_vec.dt);
-    MPI_Type_free(&tmp);
-    MPI_Type_commit(&t_vec.dt);
-    t_vec.per = 2;
-    t_vec.stride = 4;
-    t_vec.name = "vec";
-    t_int = (ty){MPI_INT, 1, 1, "int"};
+    hier_types();
     MPI_Op_create(uadd, 1, &op_uadd);
     MPI_Op_create(left, 0, &op_left);
 
-    test_comm(MPI_COMM_WORLD, "world");
-
-    /* shuffled order: odd ranks first, each half reversed */
-    MPI_Comm sh;
-    int key = (t_rank % 2 ? 0 : t_size) + (t_size - t_rank);
-    MPI_CHK(MPI_Comm_split(MPI_COMM_WORLD, 0, key, &sh));
-    test_comm(sh, "shuffled");
-    MPI_CHK(MPI_Comm_free(&sh));
-
-    /* about two thirds of the ranks, rotated */
-    MPI_Comm part;
-    int color = t_rank % 3 == 1 ? MPI_UNDEFINED : 0;
-    MPI_CHK(MPI_Comm_split(MPI_COMM_WORLD, color, (t_rank + 2) % t_size, &part));
-    if (part != MPI_COMM_NULL) {
-        test_comm(part, "part");
-        MPI_CHK(MPI_Comm_free(&part));
-    }
+    hier_comms(test_comm);
 
     MPI_Op_free(&op_uadd);
     MPI_Op_free(&op_left);

@@ -15,18 +15,8 @@
  * gaps) with one built locally. */
 #include "common.h"
 
-#include <stdbool.h>
+#include "coll_hier.h"
 
-#define HOLE (-7)
-
-typedef struct {
-    MPI_Datatype dt;
-    int per;    /* data ints in one element */
-    int stride; /* extent in ints */
-    const char *name;
-} ty;
-
-static ty t_int, t_vec;
 static char ctx[256];
 
 static int val(int src, int dst, long k, int s)
@@ -34,19 +24,12 @@ static int val(int src, int dst, long k, int s)
     return (int)((src * 7919L + (dst + 2) * 4001L + k * 13 + s * 101L) % 1000003) + 1;
 }
 
-static int *holes(long n)
-{
-    int *b = t_malloc((size_t)(n > 0 ? n : 1) * sizeof(int));
-    for (long i = 0; i < n; i++) b[i] = HOLE;
-    return b;
-}
-
 /* n elements of t at base: the data of the block src -> dst */
 static void put(int *base, const ty *t, long n, int src, int dst, int s)
 {
     for (long i = 0; i < n; i++)
         for (int j = 0; j < t->per; j++)
-            base[i * t->stride + (t->per == 1 ? 0 : 2 * j)] = val(src, dst, i * t->per + j, s);
+            base[i * t->stride + off(t, j)] = val(src, dst, i * t->per + j, s);
 }
 
 static void compare(const int *got, const int *want, long n)
@@ -59,8 +42,6 @@ static void compare(const int *got, const int *want, long n)
         }
 }
 
-/* A type pair: send type, receive type, receive elements per send one. */
-typedef struct { const ty *st, *rt; int rmul; } pair;
 static pair pairs[3];
 
 /* Displacements (elements) of p blocks of counts cnt in reverse rank order
@@ -95,7 +76,7 @@ static void test_allgatherv(MPI_Comm c, int me, int p, const char *cname)
                 for (int j = 0; j < p; j++) rc[j] = ag_count(j, ci) * pairs[pi].rmul;
                 long ext = layout(rc, p, rd) * rt->stride;
                 int n = ag_count(me, ci);
-                int *sb = holes((long)n * st->stride), *rb = holes(ext), *want = holes(ext);
+                int *sb = alloc_ints((long)n * st->stride), *rb = alloc_ints(ext), *want = alloc_ints(ext);
                 for (int j = 0; j < p; j++) put(want + (long)rd[j] * rt->stride, rt, rc[j], j, -1, s);
                 if (inplace) put(rb + (long)rd[me] * rt->stride, rt, rc[me], me, -1, s);
                 else put(sb, st, n, me, -1, s);
@@ -150,7 +131,7 @@ static void test_alltoall(MPI_Comm c, int me, int p, const char *cname, bool v)
                         rd[j] = j * rc[j];
                     }
                 }
-                int *sb = holes(sext), *rb = holes(rext), *want = holes(rext);
+                int *sb = alloc_ints(sext), *rb = alloc_ints(rext), *want = alloc_ints(rext);
                 for (int j = 0; j < p; j++) {
                     put(want + (long)rd[j] * rt->stride, rt, rc[j], j, me, s);
                     if (inplace) put(rb + (long)rd[j] * rt->stride, rt, rc[j], me, j, s);
@@ -186,52 +167,16 @@ static void test_comm(MPI_Comm c, const char *cname)
     MPI_CHK(MPI_Barrier(c));
 }
 
-/* args: 2x2, rr3, mixed (placements, as coll_hier) and unit=N; the
- * variables are read at MPI_Init (other MPIs ignore them) */
-static void settings(int argc, char **argv)
-{
-    static const char *const names[][2] = {{"2x2", "(vector,(0,2,2))"},
-                                           {"rr3", "(vector,(0,3,1))"},
-                                           {"mixed", "(vector,(0,1,3),(1,1,1))"}};
-    for (int i = 1; i < argc; i++) {
-        for (size_t j = 0; j < sizeof names / sizeof names[0]; j++)
-            if (!strcmp(argv[i], names[j][0])) setenv("DMPI_PROCESS_MAPPING", names[j][1], 0);
-        if (!strncmp(argv[i], "unit=", 5)) setenv("DMPI_COLL_HIER_ALLTOALL", argv[i] + 5, 1);
-    }
-}
-
 int main(int argc, char **argv)
 {
-    settings(argc, argv);
+    hier_settings(argc, argv);
     t_init(&argc, &argv);
-    MPI_Datatype tmp;
-    MPI_Type_vector(2, 1, 2, MPI_INT, &tmp);
-    MPI_Type_create_resized(tmp, 0, 4 * (MPI_Aint)sizeof(int), &t_vec.dt);
-    MPI_Type_free(&tmp);
-    MPI_Type_commit(&t_vec.dt);
-    t_vec.per = 2;
-    t_vec.stride = 4;
-    t_vec.name = "vec";
-    t_int = (ty){MPI_INT, 1, 1, "int"};
+    hier_types();
     pairs[0] = (pair){&t_int, &t_int, 1};
     pairs[1] = (pair){&t_vec, &t_vec, 1};
     pairs[2] = (pair){&t_vec, &t_int, 2};
 
-    test_comm(MPI_COMM_WORLD, "world");
-
-    MPI_Comm sh; /* odd ranks first, each half reversed */
-    int key = (t_rank % 2 ? 0 : t_size) + (t_size - t_rank);
-    MPI_CHK(MPI_Comm_split(MPI_COMM_WORLD, 0, key, &sh));
-    test_comm(sh, "shuffled");
-    MPI_CHK(MPI_Comm_free(&sh));
-
-    MPI_Comm part; /* about two thirds of the ranks, rotated */
-    int color = t_rank % 3 == 1 ? MPI_UNDEFINED : 0;
-    MPI_CHK(MPI_Comm_split(MPI_COMM_WORLD, color, (t_rank + 2) % t_size, &part));
-    if (part != MPI_COMM_NULL) {
-        test_comm(part, "part");
-        MPI_CHK(MPI_Comm_free(&part));
-    }
+    hier_comms(test_comm);
 
     MPI_Type_free(&t_vec.dt);
     return t_finish();
