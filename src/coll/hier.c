@@ -14,7 +14,8 @@
  *   - "node-major order" lists the comm ranks node by node, each node's in
  *     comm rank order: position node_start[k] + l holds order[...] = the
  *     comm rank of local rank l of node k. Packed temporaries of the moving
- *     collectives (gather, scatter, allgather) hold blocks in this order.
+ *     collectives (gather, scatter, allgather(v), alltoall(v)) hold blocks
+ *     in this order.
  */
 #include "coll/hier.h"
 #include "core/comm_ops.h"
