@@ -636,11 +636,18 @@ static int scatter(dmpi_comm *c, hier *h, const dmpi_coll_args *a)
 
 #define A2A_PAIR_MAX ((MPI_Count)1 << 28) /* 256 MiB for all of a leader's pairs */
 
-static long a2a_unit = -1; /* DMPI_COLL_HIER_ALLTOALL, read on first use */
+/* DMPI_COLL_HIER_ALLTOALL, read on first use; default 32 KiB: a saved
+ * message across nodes costs about dmpi's 8-byte latency between hosts
+ * (27 us over tcp, docs/results/2026-11-26-hosts), combining adds about 4
+ * copies of every byte (pack, two regroups, unpack; gather and scatter
+ * through shared memory replace sends that copy too) at 10-14 GB/s: the
+ * break-even is 60-90 KB, halved for the leader doing its node's copies
+ * alone and for faster fabrics (docs/results/2026-11-27-hier-a2a). */
+static long a2a_unit = -1;
 
 static long a2a_unit_get(void)
 {
-    if (a2a_unit < 0) a2a_unit = dmpi_env_long("DMPI_COLL_HIER_ALLTOALL", 2048);
+    if (a2a_unit < 0) a2a_unit = dmpi_env_long("DMPI_COLL_HIER_ALLTOALL", 32768);
     return a2a_unit;
 }
 
