@@ -403,8 +403,9 @@ static MPI_Count *v_offsets(const hier *h, const dmpi_coll_args *a)
 
 /* ------------------------------------------------------ allgather(v)
  * Everyone packs its block at its node-major place in a temporary of all
- * the blocks; the node gathers to its leader (allgatherv: a gatherv with
- * the node's block sizes), the leaders allgatherv the node runs, the node
+ * the blocks; the node gathers to its leader (allgatherv: an allgatherv
+ * in the node, with the node's block sizes), the leaders allgatherv the
+ * node runs, the node
  * bcasts the whole; everyone unpacks in comm order (allgatherv: each block
  * at its own displacement; zero-sized blocks take no room). */
 static int allgather(dmpi_comm *c, hier *h, const dmpi_coll_args *a)
@@ -420,7 +421,7 @@ static int allgather(dmpi_comm *c, hier *h, const dmpi_coll_args *a)
     MPI_Count *counts = NULL, *vc = NULL;
     MPI_Aint *displs = NULL, *vd = NULL;
     bool ok = t && (!lead || node_counts(h, off, blk, &counts, &displs) == MPI_SUCCESS);
-    if (ok && v && lead) { /* the node's blocks, relative to its run */
+    if (ok && v) { /* the node's blocks, relative to its run */
         vc = malloc((size_t)ns * sizeof *vc);
         vd = malloc((size_t)ns * sizeof *vd);
         ok = vc && vd;
@@ -441,8 +442,10 @@ static int allgather(dmpi_comm *c, hier *h, const dmpi_coll_args *a)
     } else {
         dmpi_dt_pack(a->sbuf, a->scount, a->sdt, 0, mine, myb);
     }
-    rc = run(h->node, (dmpi_coll_args){.coll = v ? DMPI_COLL_GATHERV : DMPI_COLL_GATHER,
-                                       .sbuf = lead ? MPI_IN_PLACE : mine, .scount = myb,
+    /* allgatherv: an allgatherv in the node (a gatherv would go
+     * point-to-point; this one takes the shared-memory paths) */
+    rc = run(h->node, (dmpi_coll_args){.coll = v ? DMPI_COLL_ALLGATHERV : DMPI_COLL_GATHER,
+                                       .sbuf = lead || v ? MPI_IN_PLACE : mine, .scount = myb,
                                        .sdt = byte, .rbuf = node_run, .rcount = blk,
                                        .rcounts = vc, .rdispls = vd, .rdt = byte, .root = 0});
     if (lead)
