@@ -682,7 +682,8 @@ static bool pair_combines(const hier *h, int kx, int ky, MPI_Count xy, MPI_Count
 {
     MPI_Count pairs = (MPI_Count)h->node_size[kx] * h->node_size[ky];
     MPI_Count big = xy > yx ? xy : yx;
-    return pairs > 1 && big > 0 && big <= a2a_unit_get() * (pairs - 1) && big <= A2A_PAIR_MAX / h->nn;
+    return pairs > 1 && big > 0 && big <= a2a_unit_get() * (pairs - 1) &&
+           big <= A2A_PAIR_MAX / h->nn;
 }
 
 /* This node's choices (x->agg, x->local) from the sizes in x. */

@@ -76,8 +76,10 @@ static void test_allgatherv(MPI_Comm c, int me, int p, const char *cname)
                 for (int j = 0; j < p; j++) rc[j] = ag_count(j, ci) * pairs[pi].rmul;
                 long ext = layout(rc, p, rd) * rt->stride;
                 int n = ag_count(me, ci);
-                int *sb = alloc_ints((long)n * st->stride), *rb = alloc_ints(ext), *want = alloc_ints(ext);
-                for (int j = 0; j < p; j++) put(want + (long)rd[j] * rt->stride, rt, rc[j], j, -1, s);
+                int *sb = alloc_ints((long)n * st->stride), *rb = alloc_ints(ext);
+                int *want = alloc_ints(ext);
+                for (int j = 0; j < p; j++)
+                    put(want + (long)rd[j] * rt->stride, rt, rc[j], j, -1, s);
                 if (inplace) put(rb + (long)rd[me] * rt->stride, rt, rc[me], me, -1, s);
                 else put(sb, st, n, me, -1, s);
                 snprintf(ctx, sizeof ctx, "%s allgatherv %s/%s sizes %d%s", cname, st->name,
