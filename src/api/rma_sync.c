@@ -221,7 +221,7 @@ static inline bool fast_flush(int rank, MPI_Win win)
     dmpi_win *w = dmpi_win_get(win);
     if (!dmpi_rma_fast_ready() || !w || (unsigned)rank >= (unsigned)w->size) return false;
     const dmpi_win_target *tg = &w->tgt[rank];
-    if (!tg->mapped || !(w->lock_all || tg->lock)) return false;
+    if (!tg->mapped || !(w->lock_all || tg->lock) || w->net) return false; /* net: serve others */
     dmpi_rma_fast_flush(w);
     return true;
 }
@@ -281,14 +281,20 @@ int PMPI_Win_flush_local_all(MPI_Win win)
 }
 DMPI_ALIAS(Win_flush_local_all)
 
-/* The memory model is unified: a full memory barrier is all it takes. */
+/* The memory model is unified: a full memory barrier is all it takes,
+ * but a window across nodes serves the other nodes' requests too (a rank
+ * that polls its memory with MPI_Win_sync must let their puts in). */
 int PMPI_Win_sync(MPI_Win win)
 {
     static const char *const FN = "MPI_Win_sync";
     DMPI_CHECK_INIT(FN);
     dmpi_win *w;
     DMPI_GET_WIN(w, win, FN);
-    (void)w;
+    if (__builtin_expect(w->net != NULL, 0)) {
+        dmpi_lock();
+        dmpi_progress();
+        dmpi_unlock();
+    }
     atomic_thread_fence(memory_order_seq_cst);
     return MPI_SUCCESS;
 }

@@ -15,11 +15,17 @@
  *    mutex words of the control block), so element-wise atomicity holds
  *    between origins of every node and the default accumulate ordering
  *    holds because one origin's packets arrive in order;
+ *  - dynamic windows: data goes by such requests too, which the target
+ *    checks against the regions attached now (an origin's copy of the
+ *    table, fetched when an access falls outside it, only catches errors
+ *    early; no registration can go stale);
  *  - MPI_Win_lock takes the target's reader-writer lock word at the
  *    target (LOCK, answered by GRANT, queued there while the lock is
  *    taken); MPI_Win_post and MPI_Win_complete bump the counters in the
  *    peer's control block by POST and COMPLETE; fence is a flush of every
- *    target and a barrier of the window's communicator.
+ *    target and a barrier of the window's communicator. UNLOCK is not
+ *    answered: the next fence or MPI_Win_free confirms it with a FLUSH,
+ *    so it is handled before the target can free the window.
  * Completion: transfers and accumulate acknowledgements are counted per
  * target; a flush waits for them, and after writes also sends FLUSH and
  * waits for FLUSHED (the transport guarantees that a packet sent after a
@@ -51,7 +57,7 @@ enum {
 
 /* A region of a dynamic window as a DYN_TABLE answer lists it. */
 typedef struct am_span {
-    uint64_t base, len, raddr, key;
+    uint64_t base, len;
 } am_span;
 
 /* An accumulate request: header, nseg pieces of the target, then the
@@ -74,6 +80,7 @@ typedef struct lock_wait {
 typedef struct result_wait {
     struct result_wait *next;
     uint64_t cookie;
+    int t;                     /* the target the answers come from */
     unsigned char *result;
     uint64_t bytes;
     long left;                 /* answers still to come */
@@ -88,9 +95,11 @@ typedef struct dmpi_win_net {
     uint32_t id;               /* the window communicator's context id */
     void *handle;              /* my memory's registration */
     long *pending;             /* [size] transfers and accumulates not yet done */
-    bool *wrote;               /* [size] remote writes since the last flush */
+    bool *unconfirmed;         /* [size] writes or an UNLOCK since the last FLUSHED */
     bool *granted;             /* [size] my LOCK was granted */
+    uint32_t *flush_sent;      /* [size] FLUSH requests sent */
     uint32_t *flushed;         /* [size] FLUSHED answers received */
+    int *held;                 /* [size] the lock each origin holds here (0: none, -1: asked) */
     struct result_wait *results; /* operations waiting for their results */
     uint64_t cookie;
     /* lock requests waiting at this target */
@@ -170,26 +179,6 @@ static bool whole_contiguous(MPI_Count count, const dmpi_datatype *dt)
     return dt->contiguous && (count <= 1 || dt->extent == dt->size);
 }
 
-/* Where address a of t is for the network, and how many of the len bytes
- * from there lie in the same registration. */
-static uint64_t remote_at(dmpi_win *w, int t, uint64_t a, uint64_t len, dmpi_rts_info *at)
-{
-    const dmpi_win_target *tg = &w->tgt[t];
-    if (w->flavor != MPI_WIN_FLAVOR_DYNAMIC) {
-        *at = tg->remote;
-        at->addr += a - (uint64_t)tg->base;
-        return len;
-    }
-    const dmpi_win_dyn_cache *c = &w->dyn[t];
-    uint32_t i;
-    if (!dmpi_win_span_covered(c->v, c->n, a, a + 1, &i))
-        dmpi_abort_job(1, "dmpi: internal error: a checked access left the regions attached");
-    const dmpi_win_span *sp = &c->v[i];
-    *at = (dmpi_rts_info){sp->raddr + (a - sp->base), sp->key};
-    uint64_t room = sp->base + sp->len - a;
-    return len < room ? len : room;
-}
-
 /* One remote transfer per contiguous piece of the target layout; local
  * is the packed (or already contiguous) origin data. */
 static void move(dmpi_win *w, int t, bool write, uintptr_t taddr, MPI_Count tcount,
@@ -207,16 +196,12 @@ static void move(dmpi_win *w, int t, bool write, uintptr_t taddr, MPI_Count tcou
         for (int i = 0; i < n && off < total; i++) {
             uint64_t a = (uint64_t)(uintptr_t)iov[i].iov_base, len = iov[i].iov_len;
             if ((MPI_Count)len > total - off) len = (uint64_t)(total - off);
-            while (len > 0) { /* a dynamic window's piece may cross regions */
-                dmpi_rts_info at;
-                uint64_t run = remote_at(w, t, a, len, &at);
-                j->pieces++;
-                if (write) tp->write(tg->world, j, local + off, run, &at, xfer_done);
-                else tp->read(tg->world, j, local + off, run, &at, xfer_done);
-                off += (MPI_Count)run;
-                a += run;
-                len -= run;
-            }
+            dmpi_rts_info at = tg->remote;
+            at.addr += a - (uint64_t)tg->base;
+            j->pieces++;
+            if (write) tp->write(tg->world, j, local + off, len, &at, xfer_done);
+            else tp->read(tg->world, j, local + off, len, &at, xfer_done);
+            off += (MPI_Count)len;
         }
     }
     xfer_done(j, tg->world, NULL); /* the hold */
@@ -256,7 +241,7 @@ static int by_request(dmpi_win *w, int t, bool put, uintptr_t taddr, MPI_Count t
 static int net_put(dmpi_win *w, int t, uintptr_t taddr, MPI_Count tcount, dmpi_datatype *tdt,
                    const void *obuf, MPI_Count ocount, dmpi_datatype *odt)
 {
-    if (small_pieces(taddr, tcount, tdt))
+    if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC || small_pieces(taddr, tcount, tdt))
         return by_request(w, t, true, taddr, tcount, tdt, (void *)(uintptr_t)obuf, ocount, odt);
     xfer_job *j = new_job(w, t);
     unsigned char *src;
@@ -268,7 +253,7 @@ static int net_put(dmpi_win *w, int t, uintptr_t taddr, MPI_Count tcount, dmpi_d
         if (!src) out_of_memory();
         dmpi_dt_pack(obuf, ocount, odt, 0, src, bytes);
     }
-    w->net->wrote[t] = true;
+    w->net->unconfirmed[t] = true;
     move(w, t, true, taddr, tcount, tdt, src, j);
     return MPI_SUCCESS;
 }
@@ -276,7 +261,7 @@ static int net_put(dmpi_win *w, int t, uintptr_t taddr, MPI_Count tcount, dmpi_d
 static int net_get(dmpi_win *w, int t, uintptr_t taddr, MPI_Count tcount, dmpi_datatype *tdt,
                    void *obuf, MPI_Count ocount, dmpi_datatype *odt)
 {
-    if (small_pieces(taddr, tcount, tdt))
+    if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC || small_pieces(taddr, tcount, tdt))
         return by_request(w, t, false, taddr, tcount, tdt, obuf, ocount, odt);
     xfer_job *j = new_job(w, t);
     unsigned char *dst;
@@ -295,9 +280,9 @@ static int net_get(dmpi_win *w, int t, uintptr_t taddr, MPI_Count tcount, dmpi_d
 }
 
 /* --------------------------------------------------------- accumulates */
-static void begin_result(dmpi_win_net *net, result_wait *rw, void *result, uint64_t bytes)
+static void begin_result(dmpi_win_net *net, result_wait *rw, int t, void *result, uint64_t bytes)
 {
-    *rw = (result_wait){net->results, ++net->cookie, result, bytes, 1, 0, 0, 0}; /* 1: the hold */
+    *rw = (result_wait){net->results, ++net->cookie, t, result, bytes, 1, 0, 0, 0}; /* 1: hold */
     net->results = rw;
 }
 
@@ -333,7 +318,7 @@ static int net_atomic(dmpi_win *w, int t, uintptr_t taddr, MPI_Count tcount, dmp
     unsigned char *pkt = malloc(dmpi_tp_frag_max(peer));
     if (!pkt || !seg || !iov) out_of_memory();
     result_wait rw;
-    if (result) begin_result(net, &rw, result, total / es * ext);
+    if (result) begin_result(net, &rw, t, result, total / es * ext);
     uint64_t off = 0;
     while (off < total) {
         MPI_Count cov = 0;
@@ -398,7 +383,7 @@ static int net_cas(dmpi_win *w, int t, uintptr_t taddr, dmpi_datatype *bdt, cons
     memcpy(pl + 16, value, es);
     memcpy(pl + 16 + es, compare, es);
     result_wait rw;
-    begin_result(w->net, &rw, result, es);
+    begin_result(w->net, &rw, t, result, es);
     rw.left++;
     am_send(w, t, AM_CAS, 0, 0, rw.cookie, pl, 16 + 2 * es);
     end_result(w->net, &rw);
@@ -416,9 +401,9 @@ static void net_flush(dmpi_win *w, int t)
 {
     dmpi_win_net *net = w->net;
     unsigned idle = 0;
-    if (net->wrote[t]) { /* FLUSH goes at once: it is handled after the writes landed */
-        uint32_t want = net->flushed[t] + 1;
-        net->wrote[t] = false;
+    if (net->unconfirmed[t]) { /* FLUSH goes at once: it is handled after the writes landed */
+        uint32_t want = ++net->flush_sent[t]; /* mine, whatever other threads sent */
+        net->unconfirmed[t] = false;
         am_send(w, t, AM_FLUSH, 0, 0, 0, NULL, 0);
         while ((int32_t)(net->flushed[t] - want) < 0 || net->pending[t] > 0) wait_idle(&idle);
     } else {
@@ -441,6 +426,9 @@ static void net_lock(dmpi_win *w, int t, int type)
 static void net_unlock(dmpi_win *w, int t, int type)
 {
     am_send(w, t, AM_UNLOCK, type, 0, 0, NULL, 0); /* after net_flush: nothing in flight */
+    /* not answered: the next fence or MPI_Win_free confirms it (FLUSH), so
+     * that it is never handled after the target freed the window */
+    w->net->unconfirmed[t] = true;
 }
 
 const dmpi_rma_ops dmpi_rma_net_ops = {
@@ -507,6 +495,10 @@ static void serve_acc(dmpi_win *w, int peer, const dmpi_pkt *p, const unsigned c
     uint64_t data = k * ext; /* operand and result arrays: elements ext apart */
     if ((noop ? 0 : data) != p->plen - sizeof h - segbytes)
         bad(peer, "accumulate request of the wrong length");
+    if (h.want_result && data > dmpi_tp_frag_max(peer))
+        bad(peer, "accumulate request whose answer exceeds a packet");
+    if (!op->builtin || dmpi_op_check(op, bdt, true) != MPI_SUCCESS)
+        bad(peer, "accumulate with an operation undefined on its type");
     const unsigned char *operand = pl + sizeof h + segbytes;
     unsigned char *res = h.want_result ? malloc(data ? data : 1) : NULL;
     if (h.want_result && !res) out_of_memory();
@@ -544,7 +536,7 @@ static void take_result(dmpi_win_net *net, int peer, const dmpi_pkt *p, const un
 {
     result_wait *rw = net->results;
     while (rw && rw->cookie != p->cookie) rw = rw->next;
-    if (!rw || rw->left <= 0 || p->len > rw->bytes || p->plen > rw->bytes - p->len)
+    if (!rw || rw->t != p->src || rw->left <= 0 || p->len > rw->bytes || p->plen > rw->bytes - p->len)
         bad(peer, "one-sided answer for no operation waiting");
     memcpy(rw->result + p->len, pl, p->plen);
     rw->got = p->plen;
@@ -565,7 +557,7 @@ static void serve_dyn_query(dmpi_win *w, int peer, const dmpi_pkt *p)
     if (!v) out_of_memory();
     for (uint64_t i = 0; i < k; i++) {
         const dmpi_win_span *sp = &w->attach[from + i];
-        v[i] = (am_span){sp->base, sp->len, sp->raddr, sp->key};
+        v[i] = (am_span){sp->base, sp->len};
     }
     uint32_t seq = atomic_load_explicit(&w->ctl_rank[w->rank].attach_seq, memory_order_relaxed);
     int peer_t = p->src;
@@ -587,6 +579,12 @@ static void serve_dyn_query(dmpi_win *w, int peer, const dmpi_pkt *p)
 
 static int serve_waiting(void);
 
+static void grant(dmpi_win_net *net, int origin, int type)
+{
+    net->held[origin] = type;
+    am_send(net->w, origin, AM_GRANT, 0, 0, 0, NULL, 0);
+}
+
 static void queue_lock(dmpi_win_net *net, int origin, int type)
 {
     if (net->nwaits == net->capwaits) {
@@ -607,7 +605,7 @@ static int serve_waiting(void)
         int k = 0;
         while (k < net->nwaits &&
                dmpi_rma_rwlock_try(net->w, net->w->rank, net->waits[k].type)) {
-            am_send(net->w, net->waits[k].origin, AM_GRANT, 0, 0, 0, NULL, 0);
+            grant(net, net->waits[k].origin, net->waits[k].type);
             k++;
         }
         if (k == 0) continue;
@@ -637,13 +635,15 @@ static void serve(dmpi_win *w, int peer, const dmpi_pkt *p, const unsigned char 
         break;
     case AM_LOCK:
         if (p->tag != MPI_LOCK_SHARED && p->tag != MPI_LOCK_EXCLUSIVE) bad(peer, "bad lock type");
-        if (net->nwaits == 0 && dmpi_rma_rwlock_try(w, w->rank, p->tag))
-            am_send(w, o, AM_GRANT, 0, 0, 0, NULL, 0);
+        if (net->held[o]) bad(peer, "lock request from a rank that holds the lock");
+        net->held[o] = -1; /* asked */
+        if (net->nwaits == 0 && dmpi_rma_rwlock_try(w, w->rank, p->tag)) grant(net, o, p->tag);
         else queue_lock(net, o, p->tag);
         break;
     case AM_GRANT: net->granted[o] = true; break;
     case AM_UNLOCK:
-        if (p->tag != MPI_LOCK_SHARED && p->tag != MPI_LOCK_EXCLUSIVE) bad(peer, "bad lock type");
+        if (net->held[o] != p->tag) bad(peer, "unlock from a rank that does not hold the lock");
+        net->held[o] = 0;
         dmpi_rma_rwlock_release_word(w, w->rank, p->tag);
         break;
     case AM_DYN_QUERY: serve_dyn_query(w, peer, p); break;
@@ -678,36 +678,20 @@ static void on_packet(int peer, const dmpi_ring *ring, const dmpi_pkt *p)
 }
 
 /* ------------------------------------------------------ dynamic windows */
-int dmpi_rma_net_attach(dmpi_win *w, dmpi_win_span *sp)
-{
-    (void)w;
-    dmpi_rts_info info;
-    if (dmpi_tp.net->expose(-1, (const void *)(uintptr_t)sp->base, sp->len, &info, &sp->reg) != 0)
-        return MPI_ERR_RMA_ATTACH;
-    sp->raddr = info.addr;
-    sp->key = info.key;
-    return MPI_SUCCESS;
-}
-
-void dmpi_rma_net_detach(dmpi_win_span *sp)
-{
-    if (sp->reg) dmpi_tp.net->unexpose(sp->reg);
-    sp->reg = NULL;
-}
-
 /* Fetches t's table of regions into w->dyn[t] (several answers if it is
- * long; again from the start if it changed meanwhile). */
+ * long; again from the start if it changed meanwhile). Built apart and
+ * swapped in at the end: another thread may refetch meanwhile. */
 static void fetch_regions(dmpi_win *w, int t)
 {
     dmpi_win_net *net = w->net;
-    dmpi_win_dyn_cache *c = &w->dyn[t];
     uint64_t cap = dmpi_tp_frag_max(w->tgt[t].world);
     am_span *buf = malloc(cap);
+    dmpi_win_span *v = NULL;
     if (!buf) out_of_memory();
     uint32_t n = 0, seq = 0;
     for (;;) {
         result_wait rw;
-        begin_result(net, &rw, buf, cap);
+        begin_result(net, &rw, t, buf, cap);
         rw.left++;
         am_send(w, t, AM_DYN_QUERY, 0, n, rw.cookie, NULL, 0);
         end_result(net, &rw);
@@ -717,19 +701,18 @@ static void fetch_regions(dmpi_win *w, int t)
             continue;
         }
         seq = rw.seq;
-        if (n + got > c->cap) {
-            dmpi_win_span *nv = realloc(c->v, (size_t)(n + got) * sizeof *nv);
-            if (!nv) out_of_memory();
-            c->v = nv;
-            c->cap = n + got;
-        }
-        for (uint32_t i = 0; i < got; i++)
-            c->v[n + i] = (dmpi_win_span){buf[i].base, buf[i].len, buf[i].raddr, buf[i].key, NULL};
+        dmpi_win_span *nv = realloc(v, (size_t)(n + got + 1) * sizeof *nv);
+        if (!nv) out_of_memory();
+        v = nv;
+        for (uint32_t i = 0; i < got; i++) v[n + i] = (dmpi_win_span){buf[i].base, buf[i].len};
         n += got;
         if (n >= total || got == 0) break;
     }
     free(buf);
-    c->n = n;
+    dmpi_win_dyn_cache *c = &w->dyn[t];
+    free(c->v);
+    c->v = v;
+    c->cap = c->n = n;
     c->seq = 0; /* fresh (1: stale) */
 }
 
@@ -753,12 +736,15 @@ int dmpi_rma_net_open(dmpi_win *w, char *why, size_t whylen)
     int n = w->size;
     if (net) {
         net->pending = calloc((size_t)n, sizeof *net->pending);
-        net->wrote = calloc((size_t)n, sizeof *net->wrote);
+        net->unconfirmed = calloc((size_t)n, sizeof *net->unconfirmed);
+        net->flush_sent = calloc((size_t)n, sizeof *net->flush_sent);
+        net->held = calloc((size_t)n, sizeof *net->held);
         net->granted = calloc((size_t)n, sizeof *net->granted);
         net->flushed = calloc((size_t)n, sizeof *net->flushed);
     }
     key_rec mine_rec = {0};
-    mine_rec.status = net && net->pending && net->wrote && net->granted && net->flushed
+    mine_rec.status = net && net->pending && net->unconfirmed && net->granted && net->flushed &&
+                              net->flush_sent && net->held
                           ? MPI_SUCCESS : MPI_ERR_NO_MEM;
     const dmpi_win_target *me = &w->tgt[w->rank];
     mine_rec.base = (uint64_t)me->base;
@@ -815,7 +801,9 @@ void dmpi_rma_net_close(dmpi_win *w)
     if (net->nwaits && --nwaiting == 0) dmpi_rma_progress_hook = NULL;
     if (net->handle) dmpi_tp.net->unexpose(net->handle);
     free(net->pending);
-    free(net->wrote);
+    free(net->unconfirmed);
+    free(net->flush_sent);
+    free(net->held);
     free(net->granted);
     free(net->flushed);
     free(net->waits);

@@ -78,13 +78,9 @@ typedef struct dmpi_win_ctl_rank {
     _Atomic uint64_t attach_tab;          /* its address in the owner (dmpi_win_span[nattach]) */
 } dmpi_win_ctl_rank;
 
-/* A region attached to a dynamic window: [base, base + len); in windows
- * across nodes also its network address and key (rma/net.c) and, in the
- * owner's table, its registration. */
+/* A region attached to a dynamic window: [base, base + len). */
 typedef struct dmpi_win_span {
     uint64_t base, len;
-    uint64_t raddr, key;
-    void *reg;
 } dmpi_win_span;
 
 /* An origin's copy of a target's attach table, valid while the target's
@@ -287,10 +283,8 @@ void dmpi_rma_net_close(dmpi_win *w);
 void dmpi_rma_net_flush_all(dmpi_win *w);
 /* Operations to t done here (origin buffers free, gets arrived). */
 void dmpi_rma_net_wait_local(dmpi_win *w, int t);
-/* Dynamic windows: registers (or forgets) an attached region for the
- * network; a copy of t's table of regions, fetched when it may be stale. */
-int dmpi_rma_net_attach(dmpi_win *w, dmpi_win_span *s);
-void dmpi_rma_net_detach(dmpi_win_span *s);
+/* Dynamic windows: is [lo, hi) in t's regions, as far as this rank's copy
+ * of its table tells (fetched when it may be stale)? */
 bool dmpi_rma_net_dyn_contains(dmpi_win *w, int t, uint64_t lo, uint64_t hi);
 /* MPI_Win_post to an origin, MPI_Win_complete to a target, on another node. */
 void dmpi_rma_net_post(dmpi_win *w, int origin);

@@ -195,7 +195,6 @@ static void destroy(dmpi_win *w)
     if (w->node_comm) dmpi_comm_release(w->node_comm);
     if (w->comm) dmpi_comm_release(w->comm);
     free(w->tgt);
-    for (uint32_t i = 0; i < w->nattach; i++) dmpi_rma_net_detach(&w->attach[i]);
     if (w->dyn)
         for (int t = 0; t < w->size; t++) free(w->dyn[t].v);
     free(w->dyn);
@@ -407,14 +406,9 @@ int dmpi_win_attach(dmpi_win *w, void *base, MPI_Aint size, const char **why)
         free(v);
         v = nv;
     }
-    dmpi_win_span ns = {lo, len, 0, 0, NULL};
-    if (w->net && len > 0 && dmpi_rma_net_attach(w, &ns) != MPI_SUCCESS) {
-        *why = "the memory cannot be registered with the network";
-        return MPI_ERR_RMA_ATTACH;
-    }
     seq_bump(cr);
     memmove(&v[p + 1], &v[p], sizeof *v * (n - p));
-    v[p] = ns;
+    v[p] = (dmpi_win_span){lo, len};
     w->nattach = n + 1;
     publish(w, cr);
     seq_bump(cr);
@@ -432,7 +426,6 @@ int dmpi_win_detach(dmpi_win *w, const void *base)
     uint32_t n = w->nattach, p = upper(v, n, b, UINT64_MAX); /* past every region at b */
     if (p == 0 || v[p - 1].base != b) return MPI_ERR_RMA_ATTACH;
     p--; /* the largest region at b */
-    dmpi_rma_net_detach(&v[p]);
     seq_bump(cr);
     memmove(&v[p], &v[p + 1], sizeof *v * (n - p - 1));
     w->nattach = n - 1;
