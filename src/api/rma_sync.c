@@ -221,7 +221,7 @@ static inline bool fast_flush(int rank, MPI_Win win)
     dmpi_win *w = dmpi_win_get(win);
     if (!dmpi_rma_fast_ready() || !w || (unsigned)rank >= (unsigned)w->size) return false;
     const dmpi_win_target *tg = &w->tgt[rank];
-    if (!tg->mapped || !(w->lock_all || tg->lock) || w->net) return false; /* net: serve others */
+    if (!tg->fast || !(w->lock_all || tg->lock)) return false;
     dmpi_rma_fast_flush(w);
     return true;
 }

@@ -153,8 +153,7 @@ static inline dmpi_win_target *dmpi_rma_fast_target(dmpi_win *w, int t)
 {
     if ((unsigned)t >= (unsigned)w->size) return NULL;
     dmpi_win_target *tg = &w->tgt[t];
-    if (!tg->mapped || !(w->lock_all || tg->lock || tg->in_start || w->fence_open) || w->net)
-        return NULL;
+    if (!tg->fast || !(w->lock_all || tg->lock || tg->in_start || w->fence_open)) return NULL;
     return tg;
 }
 

@@ -100,6 +100,7 @@ typedef struct dmpi_win_target {
     MPI_Aint qsize;       /* Win_shared_query: bytes, and its local address */
     void *qbase;
     bool mapped;          /* its memory is in the segment (stripes guard accumulates) */
+    bool fast;            /* mapped, in a window on one node: the paths of rma/fast.h */
     const dmpi_rma_ops *ops;
     dmpi_rts_info remote; /* on another node: its memory's network address and key */
     int world;            /* MPI_COMM_WORLD rank (pid table index) */

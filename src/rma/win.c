@@ -310,6 +310,7 @@ int dmpi_win_create(dmpi_comm *comm, int flavor, void *base, MPI_Aint size,
     rc = make_segment(w, spans ? w->node_comm : wc, total, why, whylen);
     if (rc == MPI_SUCCESS) setup_targets(w, recs, off);
     if (rc == MPI_SUCCESS && spans) rc = dmpi_rma_net_open(w, why, whylen);
+    for (int t = 0; rc == MPI_SUCCESS && t < n; t++) w->tgt[t].fast = w->tgt[t].mapped && !spans;
     free(recs);
     free(off);
     if (rc != MPI_SUCCESS) {
