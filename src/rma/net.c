@@ -238,14 +238,20 @@ static int by_request(dmpi_win *w, int t, bool put, uintptr_t taddr, MPI_Count t
     return rc;
 }
 
+/* Small puts and gets go as requests too: a request and its answer cost
+ * one round trip of our own packets, a remote write and the FLUSH that
+ * confirms it more, and rxm's remote read more than ours. */
+static long inline_max(void)
+{
+    static long max = -1;
+    if (max < 0) max = dmpi_env_long("DMPI_RMA_NET_INLINE", 4096);
+    return max;
+}
+
 static int net_put(dmpi_win *w, int t, uintptr_t taddr, MPI_Count tcount, dmpi_datatype *tdt,
                    const void *obuf, MPI_Count ocount, dmpi_datatype *odt)
 {
-    /* small puts too: a request and its answer cost one round trip, a
-     * remote write and the FLUSH that confirms it more */
-    static long inline_max = -1;
-    if (inline_max < 0) inline_max = dmpi_env_long("DMPI_RMA_NET_PUT_INLINE", 4096);
-    if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC || ocount * odt->size <= inline_max ||
+    if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC || ocount * odt->size <= inline_max() ||
         small_pieces(taddr, tcount, tdt))
         return by_request(w, t, true, taddr, tcount, tdt, (void *)(uintptr_t)obuf, ocount, odt);
     xfer_job *j = new_job(w, t);
@@ -266,7 +272,8 @@ static int net_put(dmpi_win *w, int t, uintptr_t taddr, MPI_Count tcount, dmpi_d
 static int net_get(dmpi_win *w, int t, uintptr_t taddr, MPI_Count tcount, dmpi_datatype *tdt,
                    void *obuf, MPI_Count ocount, dmpi_datatype *odt)
 {
-    if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC || small_pieces(taddr, tcount, tdt))
+    if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC || ocount * odt->size <= inline_max() ||
+        small_pieces(taddr, tcount, tdt))
         return by_request(w, t, false, taddr, tcount, tdt, obuf, ocount, odt);
     xfer_job *j = new_job(w, t);
     unsigned char *dst;
