@@ -188,6 +188,10 @@ void dmpi_offer_net_revoke(int peer, uint32_t seq);
 void dmpi_offer_net_revoked(int peer, uint32_t seq);
 
 /* send side */
+/* A point-to-point request's buffer, envelope and context, holding
+ * references on dt and comm. */
+void dmpi_p2p_fill(dmpi_request *r, const void *buf, MPI_Count count, dmpi_datatype *dt,
+                   int peer, int tag, dmpi_comm *comm, int ctx_kind);
 void dmpi_send_start(dmpi_request *r);
 bool dmpi_send_immediate(const void *buf, MPI_Count count, dmpi_datatype *dt, int dest, int tag,
                          dmpi_comm *comm, int ctx_kind);

@@ -4,7 +4,7 @@
 
 #include <stdlib.h>
 
-static void fill_p2p(dmpi_request *r, const void *buf, MPI_Count count, dmpi_datatype *dt,
+void dmpi_p2p_fill(dmpi_request *r, const void *buf, MPI_Count count, dmpi_datatype *dt,
                      int peer, int tag, dmpi_comm *comm, int ctx_kind)
 {
     r->buf = (void *)buf;
@@ -24,7 +24,7 @@ static dmpi_request *new_p2p(dmpi_req_kind kind, const void *buf, MPI_Count coun
                              int ctx_kind)
 {
     dmpi_request *r = dmpi_request_alloc(kind);
-    if (r) fill_p2p(r, buf, count, dt, peer, tag, comm, ctx_kind);
+    if (r) dmpi_p2p_fill(r, buf, count, dt, peer, tag, comm, ctx_kind);
     return r;
 }
 
@@ -97,7 +97,7 @@ static void start_stack_recv(dmpi_request *r, void *buf, MPI_Count count, dmpi_d
                              int source, int tag, dmpi_comm *comm, int ctx_kind)
 {
     dmpi_request_init(r, DMPI_REQ_RECV);
-    fill_p2p(r, buf, count, dt, source, tag, comm, ctx_kind);
+    dmpi_p2p_fill(r, buf, count, dt, source, tag, comm, ctx_kind);
     dmpi_recv_start(r);
 }
 

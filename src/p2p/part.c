@@ -347,15 +347,7 @@ int dmpi_part_init(bool is_send, void *buf, int partitions, MPI_Count count, dmp
     p->nmsg = p->split ? partitions : 1;
 
     r->persistent = true;
-    r->buf = buf;
-    r->count = count * partitions;
-    r->dt = dt;
-    dmpi_dt_retain(dt);
-    r->peer = peer;
-    r->tag = tag;
-    r->comm = c;
-    dmpi_comm_retain(c);
-    r->comm_ref = true;
+    dmpi_p2p_fill(r, buf, count * partitions, dt, peer, tag, c, DMPI_CTX_P2P);
     r->ext = p;
     r->on_free = user_gone;
     atomic_store(&r->complete, 1);

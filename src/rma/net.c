@@ -123,15 +123,16 @@ static void out_of_memory(void)
 }
 
 /* ------------------------------------------------------------- packets */
-static void am_send(dmpi_win *w, int t, int what, int aux, uint64_t len, uint64_t cookie,
-                    const void *payload, uint64_t plen)
+/* seq: free for the sender's use (the region table's version) */
+static void am_send_seq(dmpi_win *w, int t, int what, int aux, uint32_t seq, uint64_t len,
+                        uint64_t cookie, const void *payload, uint64_t plen)
 {
     int peer = w->tgt[t].world;
     uint32_t cells = dmpi_pkt_cells(plen);
     dmpi_pkt *p = dmpi_tp_reserve(peer, cells); /* network channels always take a packet */
     p->type = DMPI_PKT_RMA;
     p->flags = (uint8_t)what;
-    p->seq = 0;
+    p->seq = seq;
     p->ctx = w->net->id;
     p->tag = aux;
     p->src = w->rank;
@@ -139,6 +140,12 @@ static void am_send(dmpi_win *w, int t, int what, int aux, uint64_t len, uint64_
     p->cookie = cookie;
     dmpi_tp_write_payload(peer, p, payload, plen);
     dmpi_tp_publish(peer, p, cells);
+}
+
+static void am_send(dmpi_win *w, int t, int what, int aux, uint64_t len, uint64_t cookie,
+                    const void *payload, uint64_t plen)
+{
+    am_send_seq(w, t, what, aux, 0, len, cookie, payload, plen);
 }
 
 static void wait_until(const long *counter)
@@ -572,20 +579,7 @@ static void serve_dyn_query(dmpi_win *w, int peer, const dmpi_pkt *p)
         v[i] = (am_span){sp->base, sp->len};
     }
     uint32_t seq = atomic_load_explicit(&w->ctl_rank[w->rank].attach_seq, memory_order_relaxed);
-    int peer_t = p->src;
-    int peer_world = w->tgt[peer_t].world;
-    uint32_t cells = dmpi_pkt_cells(k * sizeof *v);
-    dmpi_pkt *q = dmpi_tp_reserve(peer_world, cells);
-    q->type = DMPI_PKT_RMA;
-    q->flags = AM_DYN_TABLE;
-    q->seq = seq;
-    q->ctx = w->net->id;
-    q->tag = (int32_t)w->nattach;
-    q->src = w->rank;
-    q->len = 0;
-    q->cookie = p->cookie;
-    dmpi_tp_write_payload(peer_world, q, v, k * sizeof *v);
-    dmpi_tp_publish(peer_world, q, cells);
+    am_send_seq(w, p->src, AM_DYN_TABLE, (int)w->nattach, seq, 0, p->cookie, v, k * sizeof *v);
     free(v);
 }
 
