@@ -517,8 +517,12 @@ def mpif_h(consts, handles):
     return '\n'.join(out) + '\n'
 
 
-# TYPE(MPI_Status): the C layout (both modules have it, for MPI_Status_f2f08).
-STATUS_TYPE = ['  TYPE, BIND(C) :: MPI_Status', '    INTEGER :: MPI_SOURCE, MPI_TAG, MPI_ERROR',
+# TYPE(MPI_Status): the C layout (both modules have it, for MPI_Status_f2f08),
+# after a check that fails to compile unless default INTEGER and LOGICAL
+# are 4 bytes (the C wrappers take them as int).
+STATUS_TYPE = ['  INTEGER, PARAMETER, PRIVATE :: dmpi_default_kinds_are_4_bytes = &',
+               '    1 / MERGE(1, 0, STORAGE_SIZE(0) == 32 .AND. STORAGE_SIZE(.TRUE.) == 32)',
+               '  TYPE, BIND(C) :: MPI_Status', '    INTEGER :: MPI_SOURCE, MPI_TAG, MPI_ERROR',
                '    INTEGER :: MPI_internal(5)', '  END TYPE MPI_Status']
 
 SIZEOF = '''
