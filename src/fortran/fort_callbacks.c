@@ -15,16 +15,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#define F_ALIASES(base)                          \
-    DMPI_F_ALIAS(p##base##_, base##_)            \
-    DMPI_F_ALIAS(p##base##_, base##_f08_)        \
-    DMPI_F_ALIAS(p##base##_, p##base##_f08_)
-
-static void set_ierror(MPI_Fint *ierror, int rc)
-{
-    if (ierror) *ierror = rc;
-}
-
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 
 /* Fortran procedure types (all arguments by reference). */
@@ -86,7 +76,7 @@ void pmpi_op_create_(void *user_fn, MPI_Fint *commute, MPI_Fint *op, MPI_Fint *i
     if (i < DMPI_F_SLOTS) op_slot[i].fn = (f_user_fn)user_fn;
     pthread_mutex_unlock(&mu);
     if (i == DMPI_F_SLOTS) {   /* more than DMPI_F_SLOTS Fortran operations alive */
-        set_ierror(ierror, MPI_ERR_INTERN);
+        dmpi_f_set_ierror(ierror, MPI_ERR_INTERN);
         return;
     }
     MPI_Op c = MPI_OP_NULL;
@@ -96,9 +86,9 @@ void pmpi_op_create_(void *user_fn, MPI_Fint *commute, MPI_Fint *op, MPI_Fint *i
     else op_slot[i].fn = NULL;
     pthread_mutex_unlock(&mu);
     if (rc == MPI_SUCCESS) *op = MPI_Op_toint(c);
-    set_ierror(ierror, rc);
+    dmpi_f_set_ierror(ierror, rc);
 }
-F_ALIASES(mpi_op_create)
+DMPI_F_ALIASES(mpi_op_create)
 
 void pmpi_op_free_(MPI_Fint *op, MPI_Fint *ierror)
 {
@@ -111,9 +101,9 @@ void pmpi_op_free_(MPI_Fint *op, MPI_Fint *ierror)
         pthread_mutex_unlock(&mu);
         *op = MPI_Op_toint(c);
     }
-    set_ierror(ierror, rc);
+    dmpi_f_set_ierror(ierror, rc);
 }
-F_ALIASES(mpi_op_free)
+DMPI_F_ALIASES(mpi_op_free)
 
 /* -------------------------------------------------------- error handlers */
 
@@ -136,7 +126,7 @@ static void errh_create(char kind, void *fn, MPI_Fint *errhandler, MPI_Fint *ier
 {
     int i = errh_slot_take((f_errh_fn)fn, kind);
     if (i < 0) {   /* more than DMPI_F_SLOTS Fortran error handlers alive */
-        set_ierror(ierror, MPI_ERR_INTERN);
+        dmpi_f_set_ierror(ierror, MPI_ERR_INTERN);
         return;
     }
     MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
@@ -150,7 +140,7 @@ static void errh_create(char kind, void *fn, MPI_Fint *errhandler, MPI_Fint *ier
         break;
     }
     if (rc == MPI_SUCCESS) *errhandler = MPI_Errhandler_toint(eh);
-    set_ierror(ierror, rc);
+    dmpi_f_set_ierror(ierror, rc);
 }
 
 #define F_ERRH_CREATE(obj, kind)                                                         \
@@ -158,7 +148,7 @@ static void errh_create(char kind, void *fn, MPI_Fint *errhandler, MPI_Fint *ier
     {                                                                                   \
         errh_create(kind, fn, errhandler, ierror);                                      \
     }                                                                                   \
-    F_ALIASES(mpi_##obj##_create_errhandler)
+    DMPI_F_ALIASES(mpi_##obj##_create_errhandler)
 F_ERRH_CREATE(comm, 'c')
 F_ERRH_CREATE(win, 'w')
 F_ERRH_CREATE(file, 'f')
@@ -173,9 +163,9 @@ void pmpi_errhandler_free_(MPI_Fint *errhandler, MPI_Fint *ierror)
     MPI_Errhandler c = MPI_Errhandler_fromint(*errhandler);
     int rc = MPI_Errhandler_free(&c);
     if (rc == MPI_SUCCESS) *errhandler = MPI_Errhandler_toint(c);
-    set_ierror(ierror, rc);
+    dmpi_f_set_ierror(ierror, rc);
 }
-F_ALIASES(mpi_errhandler_free)
+DMPI_F_ALIASES(mpi_errhandler_free)
 
 /* ------------------------------------------------------------- keyvals */
 
@@ -294,7 +284,7 @@ static void keyval_create(char kind, bool mpi1, void *copy, void *del, MPI_Aint 
 {
     struct f_keyval *k = malloc(sizeof *k);
     if (!k) {
-        set_ierror(ierror, MPI_ERR_NO_MEM);
+        dmpi_f_set_ierror(ierror, MPI_ERR_NO_MEM);
         return;
     }
     *k = (struct f_keyval){(f_copy_fn)copy, (f_delete_fn)del, extra, kind, mpi1, NULL};
@@ -325,7 +315,7 @@ static void keyval_create(char kind, bool mpi1, void *copy, void *del, MPI_Aint 
         pthread_mutex_unlock(&mu);
         *keyval = kv;
     }
-    set_ierror(ierror, rc);
+    dmpi_f_set_ierror(ierror, rc);
 }
 
 #define F_KEYVAL_CREATE(obj, kind)                                                      \
@@ -334,7 +324,7 @@ static void keyval_create(char kind, bool mpi1, void *copy, void *del, MPI_Aint 
     {                                                                                   \
         keyval_create(kind, false, copy, del, *extra, keyval, ierror);                  \
     }                                                                                   \
-    F_ALIASES(mpi_##obj##_create_keyval)
+    DMPI_F_ALIASES(mpi_##obj##_create_keyval)
 F_KEYVAL_CREATE(comm, 'c')
 F_KEYVAL_CREATE(type, 't')
 F_KEYVAL_CREATE(win, 'w')
@@ -344,7 +334,7 @@ void pmpi_keyval_create_(void *copy, void *del, MPI_Fint *keyval, MPI_Fint *extr
 {
     keyval_create('c', true, copy, del, *extra, keyval, ierror);
 }
-F_ALIASES(mpi_keyval_create)
+DMPI_F_ALIASES(mpi_keyval_create)
 
 /* -------------------------------------------------- generalized requests */
 
@@ -389,7 +379,7 @@ void pmpi_grequest_start_(void *query, void *freefn, void *cancel, MPI_Aint *ext
 {
     struct f_grequest *g = malloc(sizeof *g);
     if (!g) {
-        set_ierror(ierror, MPI_ERR_NO_MEM);
+        dmpi_f_set_ierror(ierror, MPI_ERR_NO_MEM);
         return;
     }
     *g = (struct f_grequest){(f_query_fn)query, (f_free_fn)freefn, (f_cancel_fn)cancel, *extra};
@@ -397,9 +387,9 @@ void pmpi_grequest_start_(void *query, void *freefn, void *cancel, MPI_Aint *ext
     int rc = MPI_Grequest_start(greq_query, greq_free, greq_cancel, g, &r);
     if (rc == MPI_SUCCESS) *request = MPI_Request_toint(r);
     else free(g);
-    set_ierror(ierror, rc);
+    dmpi_f_set_ierror(ierror, rc);
 }
-F_ALIASES(mpi_grequest_start)
+DMPI_F_ALIASES(mpi_grequest_start)
 
 /* ------------------------------------------------------------- cleanup */
 

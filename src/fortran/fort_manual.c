@@ -10,41 +10,31 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define F_ALIASES(base)                          \
-    DMPI_F_ALIAS(p##base##_, base##_)            \
-    DMPI_F_ALIAS(p##base##_, base##_f08_)        \
-    DMPI_F_ALIAS(p##base##_, p##base##_f08_)
-
-static void set_ierror(MPI_Fint *ierror, int rc)
-{
-    if (ierror) *ierror = rc;
-}
-
 /* ------------------------------------------------------------ start, end */
 
 void pmpi_init_(MPI_Fint *ierror)
 {
     int rc = MPI_Init(NULL, NULL);
     if (rc == MPI_SUCCESS) dmpi_f_register();
-    set_ierror(ierror, rc);
+    dmpi_f_set_ierror(ierror, rc);
 }
-F_ALIASES(mpi_init)
+DMPI_F_ALIASES(mpi_init)
 
 void pmpi_init_thread_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierror)
 {
     int rc = MPI_Init_thread(NULL, NULL, *required, provided);
     if (rc == MPI_SUCCESS) dmpi_f_register();
-    set_ierror(ierror, rc);
+    dmpi_f_set_ierror(ierror, rc);
 }
-F_ALIASES(mpi_init_thread)
+DMPI_F_ALIASES(mpi_init_thread)
 
 void pmpi_finalize_(MPI_Fint *ierror)
 {
     int rc = MPI_Finalize();
     if (rc == MPI_SUCCESS) dmpi_f_callbacks_finalize();
-    set_ierror(ierror, rc);
+    dmpi_f_set_ierror(ierror, rc);
 }
-F_ALIASES(mpi_finalize)
+DMPI_F_ALIASES(mpi_finalize)
 
 /* ------------------------------------------------------ attribute values */
 
@@ -88,26 +78,16 @@ static int get_attr(int kind, MPI_Fint obj, MPI_Fint keyval, MPI_Aint *value, MP
     return rc;
 }
 
-void pmpi_comm_get_attr_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Aint *value, MPI_Fint *flag,
-                         MPI_Fint *ierror)
-{
-    set_ierror(ierror, get_attr('c', *comm, *keyval, value, flag));
-}
-F_ALIASES(mpi_comm_get_attr)
-
-void pmpi_type_get_attr_(MPI_Fint *type, MPI_Fint *keyval, MPI_Aint *value, MPI_Fint *flag,
-                         MPI_Fint *ierror)
-{
-    set_ierror(ierror, get_attr('t', *type, *keyval, value, flag));
-}
-F_ALIASES(mpi_type_get_attr)
-
-void pmpi_win_get_attr_(MPI_Fint *win, MPI_Fint *keyval, MPI_Aint *value, MPI_Fint *flag,
-                        MPI_Fint *ierror)
-{
-    set_ierror(ierror, get_attr('w', *win, *keyval, value, flag));
-}
-F_ALIASES(mpi_win_get_attr)
+#define F_GET_ATTR(obj, kind)                                                          \
+    void pmpi_##obj##_get_attr_(MPI_Fint *h, MPI_Fint *keyval, MPI_Aint *value,          \
+                                MPI_Fint *flag, MPI_Fint *ierror)                        \
+    {                                                                                   \
+        dmpi_f_set_ierror(ierror, get_attr(kind, *h, *keyval, value, flag));            \
+    }                                                                                   \
+    DMPI_F_ALIASES(mpi_##obj##_get_attr)
+F_GET_ATTR(comm, 'c')
+F_GET_ATTR(type, 't')
+F_GET_ATTR(win, 'w')
 
 /* The MPI-1 form: the value is a default INTEGER. */
 void pmpi_attr_get_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *value, MPI_Fint *flag,
@@ -116,9 +96,9 @@ void pmpi_attr_get_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *value, MPI_Fint 
     MPI_Aint v = 0;
     int rc = get_attr('c', *comm, *keyval, &v, flag);
     if (rc == MPI_SUCCESS && *flag) *value = (MPI_Fint)v;
-    set_ierror(ierror, rc);
+    dmpi_f_set_ierror(ierror, rc);
 }
-F_ALIASES(mpi_attr_get)
+DMPI_F_ALIASES(mpi_attr_get)
 
 /* -------------------------------------------- strings with in/out length */
 
@@ -137,9 +117,9 @@ void pmpi_info_get_(MPI_Fint *info, char *key, MPI_Fint *valuelen, char *value, 
     }
     free(k);
     free(v);
-    set_ierror(ierror, rc);
+    dmpi_f_set_ierror(ierror, rc);
 }
-F_ALIASES(mpi_info_get)
+DMPI_F_ALIASES(mpi_info_get)
 
 /* C counts the terminating NUL in buflen, Fortran does not: a Fortran
  * buflen of n is a C buffer of n + 1, and the length returned is one less
@@ -178,9 +158,9 @@ void pmpi_info_get_string_(MPI_Fint *info, char *key, MPI_Fint *buflen, char *va
         if (rc == MPI_SUCCESS) *flag = found != 0;
     }
     free(k);
-    set_ierror(ierror, rc);
+    dmpi_f_set_ierror(ierror, rc);
 }
-F_ALIASES(mpi_info_get_string)
+DMPI_F_ALIASES(mpi_info_get_string)
 
 struct pset_query { MPI_Session session; MPI_Info info; int n; };
 
@@ -195,9 +175,9 @@ void pmpi_session_get_nth_pset_(MPI_Fint *session, MPI_Fint *info, MPI_Fint *n,
                                 size_t name_len)
 {
     struct pset_query q = {MPI_Session_fromint(*session), MPI_Info_fromint(*info), *n};
-    set_ierror(ierror, string_query(pset_len, pset_name, name_len, pset_query, &q));
+    dmpi_f_set_ierror(ierror, string_query(pset_len, pset_name, name_len, pset_query, &q));
 }
-F_ALIASES(mpi_session_get_nth_pset)
+DMPI_F_ALIASES(mpi_session_get_nth_pset)
 
 /* ------------------------------------------------- status conversions */
 
@@ -206,16 +186,16 @@ F_ALIASES(mpi_session_get_nth_pset)
 void pmpi_status_f2f08_(const MPI_Fint *f_status, MPI_Fint *f08_status, MPI_Fint *ierror)
 {
     memcpy(f08_status, f_status, sizeof(MPI_Status));
-    set_ierror(ierror, MPI_SUCCESS);
+    dmpi_f_set_ierror(ierror, MPI_SUCCESS);
 }
-F_ALIASES(mpi_status_f2f08)
+DMPI_F_ALIASES(mpi_status_f2f08)
 
 void pmpi_status_f082f_(const MPI_Fint *f08_status, MPI_Fint *f_status, MPI_Fint *ierror)
 {
     memcpy(f_status, f08_status, sizeof(MPI_Status));
-    set_ierror(ierror, MPI_SUCCESS);
+    dmpi_f_set_ierror(ierror, MPI_SUCCESS);
 }
-F_ALIASES(mpi_status_f082f)
+DMPI_F_ALIASES(mpi_status_f082f)
 
 /* ------------------------------------------------------------ the rest */
 
@@ -225,10 +205,10 @@ void pmpi_f_sync_reg_(void *buf)
 {
     __asm__ __volatile__("" : : "r"(buf) : "memory");
 }
-F_ALIASES(mpi_f_sync_reg)
+DMPI_F_ALIASES(mpi_f_sync_reg)
 
 void pmpi_pcontrol_(MPI_Fint *level)
 {
     MPI_Pcontrol(*level);
 }
-F_ALIASES(mpi_pcontrol)
+DMPI_F_ALIASES(mpi_pcontrol)

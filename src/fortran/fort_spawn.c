@@ -7,11 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define F_ALIASES(base)                          \
-    DMPI_F_ALIAS(p##base##_, base##_)            \
-    DMPI_F_ALIAS(p##base##_, base##_f08_)        \
-    DMPI_F_ALIAS(p##base##_, p##base##_f08_)
-
 static bool blank(const char *s, size_t len)
 {
     for (size_t i = 0; i < len; i++)
@@ -62,9 +57,9 @@ void pmpi_comm_spawn_(char *command, char *argv, MPI_Fint *maxprocs, MPI_Fint *i
     }
     free(cmd);
     free_argv(cargv);
-    if (ierror) *ierror = rc;
+    dmpi_f_set_ierror(ierror, rc);
 }
-F_ALIASES(mpi_comm_spawn)
+DMPI_F_ALIASES(mpi_comm_spawn)
 
 /* array_of_argv is a Fortran array (count, *): the arguments of command
  * i are elements (i, 1), (i, 2), ... */
@@ -99,6 +94,6 @@ void pmpi_comm_spawn_multiple_(MPI_Fint *count, char *commands, char *array_of_a
     free(cmds);
     free(argvs);
     free(cinfos);
-    if (ierror) *ierror = rc;
+    dmpi_f_set_ierror(ierror, rc);
 }
-F_ALIASES(mpi_comm_spawn_multiple)
+DMPI_F_ALIASES(mpi_comm_spawn_multiple)

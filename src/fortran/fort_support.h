@@ -24,6 +24,19 @@ typedef int MPI_Fint;
 #define DMPI_F_ALIAS(target, name) \
     extern __typeof__(target) name __attribute__((alias(#target), visibility("default")));
 
+/* pmpi_<base>_ also answers to mpi_<base>_ (mpif.h, use mpi) and to the
+ * mpi_f08 specific names mpi_<base>_f08_ and pmpi_<base>_f08_. */
+#define DMPI_F_ALIASES(base)                     \
+    DMPI_F_ALIAS(p##base##_, base##_)            \
+    DMPI_F_ALIAS(p##base##_, base##_f08_)        \
+    DMPI_F_ALIAS(p##base##_, p##base##_f08_)
+
+/* Sets the optional ierror (NULL when an mpi_f08 caller left it out). */
+static inline void dmpi_f_set_ierror(MPI_Fint *ierror, int rc)
+{
+    if (ierror) *ierror = rc;
+}
+
 /* Output strings are written to a temporary of this many characters (the
  * longest any MPI call produces: MPI_MAX_LIBRARY_VERSION_STRING). */
 #define DMPI_F_STRING_MAX 8192
