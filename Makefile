@@ -65,10 +65,10 @@ asan:
 TSAN_CMAKE = $(if $(shell grep -l DMPI_TSAN CMakeLists.txt 2>/dev/null),-DDMPI_TSAN=ON,\
 	"-DCMAKE_C_FLAGS=-fsanitize=thread -fno-omit-frame-pointer" \
 	-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread -DCMAKE_SHARED_LINKER_FLAGS=-fsanitize=thread)
-TSAN_TESTS = threads_multiple|init_thread
+TSAN_TESTS = threads_multiple|threads_p2p_modes|init_thread
 tsan:
 	@test -f build-tsan/CMakeCache.txt || cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo $(TSAN_CMAKE)
-	cmake --build build-tsan -j$(JOBS) --target mpiexec mpitest_threads_multiple mpitest_init_thread
+	cmake --build build-tsan -j$(JOBS) --target mpiexec mpitest_threads_multiple mpitest_threads_p2p_modes mpitest_init_thread
 	$(SAN_ENV) DMPI_SHM_HEAP_MB=0 tests/run_tests.sh --build build-tsan --mpi-only '$(TSAN_TESTS)'
 
 valgrind: build
