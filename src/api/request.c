@@ -477,6 +477,22 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 }
 DMPI_ALIAS(Request_get_status)
 
+/* Cancels a receive that nothing has matched; a send is cancelled if its
+ * receiver has not matched it yet, else it completes normally
+ * (src/p2p/send.c). Other requests are left alone. */
+static void cancel_p2p(dmpi_request *r)
+{
+    if ((r->kind == DMPI_REQ_RECV || r->kind == DMPI_REQ_PRECV) && !is_done(r) &&
+        dmpi_offer_withdraw_req(r) && dmpi_posted_remove(r)) {
+        dmpi_status_set_cancelled(&r->status, 1);
+        r->status.MPI_ERROR = MPI_SUCCESS;
+        dmpi_request_complete(r);
+    }
+    if ((r->kind == DMPI_REQ_SEND || r->kind == DMPI_REQ_PSEND) && !is_done(r) &&
+        (!r->persistent || r->active))
+        dmpi_send_cancel(r);
+}
+
 int PMPI_Cancel(MPI_Request *request)
 {
     static const char *const FN = "MPI_Cancel";
@@ -485,17 +501,12 @@ int PMPI_Cancel(MPI_Request *request)
     dmpi_request *r = dmpi_request_get(*request);
     if (!r) return dmpi_error_noobj(MPI_ERR_REQUEST, FN, "invalid request");
     dmpi_lock();
-    if ((r->kind == DMPI_REQ_RECV || r->kind == DMPI_REQ_PRECV) && !is_done(r) &&
-        dmpi_offer_withdraw_req(r) && dmpi_posted_remove(r)) {
-        dmpi_status_set_cancelled(&r->status, 1);
-        r->status.MPI_ERROR = MPI_SUCCESS;
-        dmpi_request_complete(r);
+    dmpi_request *recv, *send;
+    if (!is_done(r) && dmpi_pair_parts(r, &recv, &send)) { /* MPI_Isendrecv(_replace) */
+        cancel_p2p(recv);
+        cancel_p2p(send);
     }
-    /* A send: cancelled if its receiver has not matched it yet, else it
-     * completes normally (src/p2p/send.c) */
-    if ((r->kind == DMPI_REQ_SEND || r->kind == DMPI_REQ_PSEND) && !is_done(r) &&
-        (!r->persistent || r->active))
-        dmpi_send_cancel(r);
+    cancel_p2p(r);
     if (r->kind == DMPI_REQ_PART && r->active && !is_done(r)) dmpi_part_cancel(r);
     int err = r->kind == DMPI_REQ_GREQ ? dmpi_greq_cancel(r) : MPI_SUCCESS;
     dmpi_unlock();

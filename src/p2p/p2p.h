@@ -206,6 +206,9 @@ void dmpi_send_cancelled(int peer, uint64_t cookie);       /* CANCELLED from the
 
 /* requests */
 dmpi_request *dmpi_pair_request(dmpi_request *recv, dmpi_request *send, void *tmp);
+/* The receive and send of a pair request that has not completed yet
+ * (MPI_Cancel cancels both); false for any other request. */
+bool dmpi_pair_parts(dmpi_request *r, dmpi_request **recv, dmpi_request **send);
 int dmpi_start_persistent(dmpi_request *r, const char *fn);
 int dmpi_bsend_copy(const void *buf, MPI_Count count, dmpi_datatype *dt, int dest, int tag,
                     dmpi_comm *c, const char *fn);

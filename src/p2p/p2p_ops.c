@@ -149,6 +149,8 @@ static int pair_poll(dmpi_request *r)
     pair_ext *e = r->ext;
     if (!atomic_load(&e->recv->complete) || !atomic_load(&e->send->complete)) return 0;
     r->status = e->recv->status;
+    /* cancelled if either half was (MPI_Cancel of the pair cancels both) */
+    if (dmpi_status_cancelled(&e->send->status)) dmpi_status_set_cancelled(&r->status, 1);
     dmpi_request_free(e->recv);
     dmpi_request_free(e->send);
     free(e->tmp);
@@ -156,6 +158,15 @@ static int pair_poll(dmpi_request *r)
     r->ext = NULL;
     dmpi_request_complete(r);
     return 1;
+}
+
+bool dmpi_pair_parts(dmpi_request *r, dmpi_request **recv, dmpi_request **send)
+{
+    if (r->poll != pair_poll || !r->ext) return false;
+    pair_ext *e = r->ext;
+    *recv = e->recv;
+    *send = e->send;
+    return true;
 }
 
 dmpi_request *dmpi_pair_request(dmpi_request *recv, dmpi_request *send, void *tmp)

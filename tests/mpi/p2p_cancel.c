@@ -5,7 +5,9 @@
  *    receive, not to the cancelled one;
  *  - a receive already matched and complete (seen with
  *    MPI_Request_get_status) is not cancelled: Test_cancelled says false and
- *    the data is there.
+ *    the data is there;
+ *  - MPI_Isendrecv and MPI_Isendrecv_replace with nothing on the other side
+ *    are cancelled as a whole (both halves).
  * Partners 0<->1, 2<->3, ... (the last rank of an odd count is its own). */
 #include "common.h"
 
@@ -99,6 +101,31 @@ int main(int argc, char **argv)
     MPI_CHK(MPI_Wait(&r, &st));
     CHECK(x == 800 + peer, "persistent receive after cancel got %d", x);
     MPI_CHK(MPI_Request_free(&r));
+
+    /* MPI_Isendrecv(_replace) whose receive nothing matches and whose send
+     * nothing receives (eager and rendezvous sizes): cancelling the request
+     * cancels both halves and it reports cancelled (its receive was). */
+    for (int k = 0; k < 3; k++) {
+        int n = k == 1 ? big : 4;
+        if (k < 2)
+            MPI_CHK(MPI_Isendrecv(out, n, MPI_BYTE, peer, 20 + k, buf, 4, MPI_BYTE, peer, 30 + k,
+                                  MPI_COMM_WORLD, &r));
+        else
+            MPI_CHK(MPI_Isendrecv_replace(buf, 4, MPI_BYTE, peer, 22, peer, 32, MPI_COMM_WORLD,
+                                          &r));
+        expect_cancelled(&r, k == 2, k < 2 ? "MPI_Isendrecv" : "MPI_Isendrecv_replace");
+    }
+    sync_with(peer, MPI_COMM_WORLD);
+    /* The 4-byte sends went eagerly and completed at once, so they could
+     * not be cancelled ("completes normally"): their messages may be here,
+     * and are received. The 1 MiB one waited for its receiver: cancelled,
+     * it never arrives. */
+    for (int tag = 20; tag <= 22; tag++) {
+        flag = 0;
+        MPI_CHK(MPI_Iprobe(peer, tag, MPI_COMM_WORLD, &flag, &st));
+        CHECK(!flag || tag != 21, "the cancelled 1 MiB send of MPI_Isendrecv arrived");
+        if (flag) MPI_CHK(MPI_Recv(buf, big, MPI_BYTE, peer, tag, MPI_COMM_WORLD, &st));
+    }
 
     MPI_CHK(MPI_Comm_free(&quiet));
     free(buf);
