@@ -4,6 +4,9 @@
 #
 #  - MPI tests: every entry of tests/mpi/testlist, under mpiexec, once per
 #    rank count; see tests/mpi/README.md for the list format.
+#  - Fortran MPI tests: tests/fortran/testlist, programs in
+#    <build>/tests/fortran (one SKIP line, "no Fortran compiler", when the
+#    build has no Fortran bindings); not run with --list or --bindir.
 #  - unit tests: every executable <build>/tests/unit/test_*.
 #  - if present and executable: tests/abi/check_abi.sh,
 #    tests/abi/check_exports.sh <build>/libmpi_abi.so.1,
@@ -28,7 +31,9 @@ usage: tests/run_tests.sh [options] [FILTER]
   --bindir DIR      where the MPI test programs are (default: <build>/tests/mpi)
   --np LIST         only these rank counts, e.g. 1,2 (default: the list's)
   --timeout S       default timeout per run in seconds (default: 60)
-  --list FILE       test list (default: tests/mpi/testlist)
+  --list FILE       test list (default: tests/mpi/testlist, then
+                    tests/fortran/testlist; with --list only FILE)
+  --no-fortran      leave out tests/fortran/testlist
   --mpi-only        skip unit tests and the abi / launcher scripts
   -v, --verbose     show the output of passing runs too
   -k, --keep        keep the output of every run (directory printed at the end)
@@ -45,6 +50,7 @@ BINDIR=""
 NP_ONLY=""
 DEFAULT_TIMEOUT=60
 LIST=$ROOT/tests/mpi/testlist
+FORTRAN=1
 MPI_ONLY=0
 VERBOSE=0
 KEEP=0
@@ -54,10 +60,11 @@ while [ $# -gt 0 ]; do
     case "$1" in
     -b|--build) BUILD=$2; shift 2 ;;
     --mpiexec) MPIEXEC=$2; shift 2 ;;
-    --bindir) BINDIR=$2; shift 2 ;;
+    --bindir) BINDIR=$2; FORTRAN=0; shift 2 ;;
     --np) NP_ONLY=$2; shift 2 ;;
     --timeout) DEFAULT_TIMEOUT=$2; shift 2 ;;
-    --list) LIST=$2; shift 2 ;;
+    --list) LIST=$2; FORTRAN=0; shift 2 ;;
+    --no-fortran) FORTRAN=0; shift ;;
     --mpi-only) MPI_ONLY=1; shift ;;
     -v|--verbose) VERBOSE=1; shift ;;
     -k|--keep) KEEP=1; shift ;;
@@ -129,7 +136,10 @@ matches_filter() {
 }
 
 # ---------------------------------------------------------------- MPI tests
+# run_mpi_tests [LIST BINDIR]: the entries of LIST (default $LIST), programs
+# in BINDIR (default $BINDIR)
 run_mpi_tests() {
+    local LIST=${1:-$LIST} BINDIR=${2:-$BINDIR}
     if [ ! -r "$LIST" ]; then
         echo "run_tests.sh: no test list $LIST" >&2
         FAILED=$((FAILED + 1))
@@ -260,7 +270,29 @@ run_others() {
     return 0
 }
 
+# The Fortran list: its programs exist only when the build has the Fortran
+# bindings (DMPI_HAVE_FORTRAN in the CMake cache); otherwise one SKIP line
+# for the whole list (if the filter selects any of it).
+run_fortran_tests() {
+    local flist=$ROOT/tests/fortran/testlist fbin=$BUILD/tests/fortran
+    [ -r "$flist" ] || return 0
+    if [ -d "$fbin" ] || grep -q '^DMPI_HAVE_FORTRAN:[A-Z]*=ON$' "$BUILD/CMakeCache.txt" 2>/dev/null; then
+        run_mpi_tests "$flist" "$fbin"
+        return
+    fi
+    local names
+    names=$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$flist" | awk '{ print $1 }' | sort -u)
+    if [ -n "$FILTER" ]; then
+        names=$(printf '%s\n' "$names" | grep -E -- "$FILTER")
+    fi
+    [ -n "$names" ] || return 0
+    echo "SKIP fortran (no Fortran compiler: the build has no Fortran bindings;" \
+        "$(printf '%s\n' "$names" | wc -l) programs of tests/fortran/testlist not run)"
+    SKIPPED=$((SKIPPED + 1))
+}
+
 run_mpi_tests
+[ "$FORTRAN" = 1 ] && run_fortran_tests
 [ "$MPI_ONLY" = 1 ] || run_others
 
 if [ "$FAILED" -gt 0 ]; then

@@ -7,7 +7,14 @@
 #  3. mpicc / mpicxx: -show and -showme:* forms, MPICC_CC override, rpath;
 #  4. a `cmake --install` into a temporary prefix that is then moved: its
 #     mpicc, mpi.pc and dmpi-info still work, and the example builds
-#     against it through MPI_HOME.
+#     against it through MPI_HOME;
+#  5. Fortran, when dmpi was built with its Fortran bindings
+#     (DMPI_HAVE_FORTRAN; otherwise one SKIP line): mpifort / mpif90 /
+#     mpif77 -show forms, programs using mpif.h, use mpi and use mpi_f08
+#     built by mpifort and by `pkg-config mpi-fort`, the example with
+#     find_package(MPI COMPONENTS C Fortran) and MPI::MPI_Fortran (through
+#     MPI_Fortran_COMPILER and MPI_HOME), and the same from the moved
+#     install tree.
 # Usage: tests/integration/test_cmake_pkgconfig.sh <dmpi-build-dir>
 # Exit 0 passed, 1 failed, 77 skipped (no cmake, pkg-config or C compiler).
 set -u
@@ -33,7 +40,18 @@ run() {
         return 1
     fi
 }
-unset LD_LIBRARY_PATH MPI_HOME MPICC_CC MPICC_CFLAGS MPICC_LDFLAGS
+unset LD_LIBRARY_PATH MPI_HOME MPICC_CC MPICC_CFLAGS MPICC_LDFLAGS MPIFORT_FC MPIFORT_FFLAGS MPIFORT_LDFLAGS FC
+# Fortran checks only when dmpi has its Fortran bindings (and gfortran is here)
+fortran=0
+if grep -q '^DMPI_HAVE_FORTRAN:[A-Z]*=ON$' "$build/CMakeCache.txt" 2>/dev/null; then
+    if command -v gfortran >/dev/null 2>&1; then
+        fortran=1
+    else
+        echo "SKIP Fortran checks: dmpi has Fortran bindings but no gfortran is found now"
+    fi
+else
+    echo "SKIP Fortran checks: no Fortran compiler (dmpi was built without its Fortran bindings)"
+fi
 
 # ------------------------------------------------- 1. CMake find_package
 example() { # NAME BUILDDIR CMAKE-ARGS...
@@ -121,6 +139,91 @@ else
     echo "SKIP mpicxx checks: no c++ compiler"
 fi
 
+# ------------------------------------------------------------ 5. Fortran
+# (build tree here; the installed tree in section 4 via fortran_installed)
+fsrc=$repo/examples/cmake
+# fortran_programs LABEL WRAPPER MPIEXEC: the three rings built with the
+# wrapper (mpifort, mpif90, mpif77 in turn) and run on 2 ranks
+fortran_programs() {
+    local label=$1 fc=$2 mpiexec=$3 prog w=0
+    local wrappers=("$fc" "$(dirname "$fc")/mpif90" "$(dirname "$fc")/mpif77")
+    for prog in ring_f08 ring_mpi ring_mpifh; do
+        local wr=${wrappers[$w]}
+        w=$((w + 1))
+        run "$label: $(basename "$wr") builds $prog.f90" \
+            sh -c 'cd "$1" && "$2" "$3" -o "$4"' sh "$tmp" "$wr" "$fsrc/$prog.f90" "$tmp/$prog-$label" &&
+            run "$label: $prog runs on 2 ranks without LD_LIBRARY_PATH" "$mpiexec" -n 2 "$tmp/$prog-$label" &&
+            { grep -q "^$prog: 2 processes, token 0+1+...=1 OK" "$tmp/out" && pass "$label: $prog output" ||
+                fail "$label: $prog output: $(cat "$tmp/out")"; }
+    done
+}
+fortran_build_tree() {
+    local mpifort=$build/bin/mpifort finc=$build/fortran/include f
+    for f in bin/mpifort bin/mpif90 bin/mpif77 fortran/include/mpif.h fortran/include/mpi.mod \
+        fortran/include/mpi_f08.mod lib/pkgconfig/mpi-fort.pc lib/pkgconfig/dmpi-fort.pc \
+        libmpifort_abi.so.1; do
+        [ -e "$build/$f" ] || fail "build tree lacks $f"
+    done
+    check_eq "mpifort -showme:compile" "$("$mpifort" -showme:compile)" "-I$finc"
+    check_eq "mpifort -showme:link" "$("$mpifort" -showme:link)" \
+        "-L$build -Wl,-rpath,$build -lmpifort_abi -lmpi_abi"
+    check_eq "mpifort -showme:libs" "$("$mpifort" -showme:libs)" "mpifort_abi mpi_abi"
+    check_eq "mpifort -show -c x.f90" "$(FC=gfortran "$mpifort" -show -c x.f90)" "gfortran -I$finc -c x.f90"
+    check_eq "mpif90 -showme x.f90 (MPIFORT_FC)" "$(MPIFORT_FC=gf-ish "$build/bin/mpif90" -showme x.f90 -o x)" \
+        "gf-ish -I$finc x.f90 -o x -L$build -Wl,-rpath,$build -lmpifort_abi -lmpi_abi"
+    check_eq "mpif77 -show (default compiler)" "$("$build/bin/mpif77" -show x.f)" \
+        "gfortran -I$finc x.f -L$build -Wl,-rpath,$build -lmpifort_abi -lmpi_abi"
+    check_eq "mpifort -compile-info" "$("$mpifort" -compile-info)" "gfortran -I$finc"
+    check_eq "mpifort -link-info" "$("$mpifort" -link-info)" \
+        "gfortran -I$finc -L$build -Wl,-rpath,$build -lmpifort_abi -lmpi_abi"
+    check_eq "FC=mpifort does not loop" "$(FC=$mpifort "$mpifort" -show -c x.f90)" "gfortran -I$finc -c x.f90"
+    check_eq "MPIFORT_FFLAGS" "$(MPIFORT_FFLAGS=-O3 "$mpifort" -show -c x.f90)" "gfortran -I$finc -O3 -c x.f90"
+    case $("$build/bin/mpif90" -showme:version) in "mpif90 (dmpi) "*) pass "mpif90 -showme:version" ;;
+    *) fail "mpif90 -showme:version: $("$build/bin/mpif90" -showme:version)" ;; esac
+    check_eq "mpifort --version is the compiler's" "$("$mpifort" --version 2>&1 | head -n 1)" \
+        "$(gfortran --version 2>&1 | head -n 1)"
+    fortran_programs "mpifort" "$mpifort" "$build/bin/mpiexec"
+
+    local pc flags
+    for pc in mpi-fort dmpi-fort; do
+        flags=$(PKG_CONFIG_PATH=$build/lib/pkgconfig pkg-config --cflags --libs $pc 2>"$tmp/pcerr")
+        if [ -z "$flags" ]; then
+            fail "pkg-config $pc: $(cat "$tmp/pcerr")"
+            continue
+        fi
+        # shellcheck disable=SC2086 # flags are words
+        run "pkg-config $pc: build ring_f08.f90 ($flags)" gfortran "$fsrc/ring_f08.f90" -o "$tmp/ring-$pc" $flags &&
+            run "pkg-config $pc: run on 2 ranks without LD_LIBRARY_PATH" "$build/bin/mpiexec" -n 2 "$tmp/ring-$pc"
+    done
+
+    example "Fortran, MPI_Fortran_COMPILER" "$tmp/ex-fc" -DWITH_FORTRAN=ON \
+        -DMPI_C_COMPILER="$build/bin/mpicc" -DMPI_Fortran_COMPILER="$mpifort" \
+        -DMPIEXEC_EXECUTABLE="$build/bin/mpiexec" &&
+        { grep -q "^MPI_Fortran_COMPILER:[A-Z]*=$mpifort$" "$tmp/ex-fc/CMakeCache.txt" &&
+            pass "find_package(MPI COMPONENTS Fortran) uses dmpi's mpifort" ||
+            fail "find_package(MPI COMPONENTS Fortran): $(grep '^MPI_Fortran_COMPILER:' "$tmp/ex-fc/CMakeCache.txt")"; }
+    example "Fortran, MPI_HOME" "$tmp/ex-fhome" -DWITH_FORTRAN=ON -DMPI_HOME="$build"
+}
+# fortran_installed PREFIX: the moved install tree
+fortran_installed() {
+    local p=$1 f
+    for f in bin/mpifort bin/mpif90 bin/mpif77 include/mpif.h include/mpi.mod include/mpi_f08.mod \
+        lib/libmpifort_abi.so.1 lib/pkgconfig/mpi-fort.pc lib/pkgconfig/dmpi-fort.pc; do
+        [ -e "$p/$f" ] || fail "installed tree lacks $f"
+    done
+    check_eq "installed mpifort -showme:compile" "$("$p/bin/mpifort" -showme:compile)" "-I$p/include"
+    check_eq "installed mpif90 -showme:link" "$("$p/bin/mpif90" -showme:link)" \
+        "-L$p/lib -Wl,-rpath,$p/lib -lmpifort_abi -lmpi_abi"
+    fortran_programs "installed mpifort" "$p/bin/mpifort" "$p/bin/mpiexec"
+    local flags
+    flags=$(PKG_CONFIG_PATH=$p/lib/pkgconfig pkg-config --cflags --libs mpi-fort)
+    # shellcheck disable=SC2086
+    run "installed mpi-fort.pc builds ($flags)" gfortran "$fsrc/ring_mpi.f90" -o "$tmp/ring-fpc-inst" $flags &&
+        run "installed mpi-fort.pc program runs" "$p/bin/mpiexec" -n 2 "$tmp/ring-fpc-inst"
+    example "installed, MPI_HOME, Fortran" "$tmp/ex-finst" -DWITH_FORTRAN=ON -DMPI_HOME="$p"
+}
+[ $fortran = 1 ] && fortran_build_tree
+
 # ------------------------------------- 4. installed, then moved, tree
 if [ -f "$build/cmake_install.cmake" ]; then
     if run "cmake --install into a temporary prefix" cmake --install "$build" --prefix "$tmp/inst"; then
@@ -142,6 +245,7 @@ if [ -f "$build/cmake_install.cmake" ]; then
                 pass "installed dmpi-info lists variables and the moved library" ||
                 fail "installed dmpi-info output: $(head -n 30 "$tmp/out")"; }
         example "installed, MPI_HOME" "$tmp/ex-inst" -DMPI_HOME="$p"
+        [ $fortran = 1 ] && fortran_installed "$p"
     fi
 else
     echo "SKIP install checks: $build/cmake_install.cmake missing"
