@@ -100,7 +100,7 @@ program stencil2d
     end do
     err = maxval(abs(full - ref(1:n, 1:n)))
     ok = err <= tolerance
-    write (*, '(a,i0,a,i0,a,i0,a,i0,a,i0,a,f0.1,a,es9.2,a,es9.2,a,a)') 'stencil2d: ', nproc, &
+    write (*, '(a,i0,a,i0,a,i0,a,i0,a,i0,a,f0.1,a,es8.2,a,es8.2,a,a)') 'stencil2d: ', nproc, &
       ' ranks (', dims(1), ' x ', dims(2), '), grid ', n, '^2, ', iters, ' iterations, ', &
       (t1 - t0) / max(iters, 1) * 1d6, ' us/iteration, last change ', change, &
       ', max error ', err, ': ', merge('PASSED', 'FAILED', ok)
