@@ -3,8 +3,9 @@
 ! as f_coll_usempi). Bcast; Reduce/Allreduce with MPI_SUM on INTEGER, REAL,
 ! DOUBLE PRECISION, COMPLEX, DOUBLE COMPLEX; MPI_LAND/MPI_LOR on LOGICAL;
 ! MPI_MAXLOC/MPI_MINLOC on MPI_2INTEGER, MPI_2REAL, MPI_2DOUBLE_PRECISION;
-! MPI_IN_PLACE; Gatherv, Alltoall, Allgather, Scatter; MPI_Op_create with
-! Fortran subroutines (commutative, and non-commutative to check order).
+! MPI_IN_PLACE; Gatherv, Alltoall, Allgather, Scatter; Iallreduce, Ibcast,
+! Comm_split; MPI_Op_create with Fortran subroutines (commutative, and
+! non-commutative to check the order).
 program coll
 #ifndef USE_MPIF_H
   use mpi
@@ -24,6 +25,8 @@ program coll
   logical :: lbuf(n), lout(n)
   integer :: sendcounts(0:maxp - 1), displs(0:maxp - 1), gbuf(maxp * (maxp + 1) / 2)
   integer :: a2a_s(0:maxp - 1), a2a_r(0:maxp - 1), all_r(0:maxp - 1)
+  integer :: half
+  integer :: req
   integer :: op_absmax, op_first
   external :: absmax, keep_first
 
@@ -150,6 +153,24 @@ program coll
   call MPI_Alltoall(a2a_s, 1, MPI_INTEGER, a2a_r, 1, MPI_INTEGER, MPI_COMM_WORLD, ierr)
   call ft_check(all(a2a_r(0:nproc - 1) == [(1000 * r + rank, r = 0, nproc - 1)]), 'Alltoall')
   call MPI_Barrier(MPI_COMM_WORLD, ierr)
+
+  ! nonblocking collectives; a split communicator (key reverses the order)
+  ibuf = rank + 1
+  call MPI_Iallreduce(ibuf, iout, n, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, req, ierr)
+  call MPI_Wait(req, MPI_STATUS_IGNORE, ierr)
+  call ft_check(all(iout == nproc * (nproc + 1) / 2), 'Iallreduce')
+  dbuf = rank
+  call MPI_Ibcast(dbuf, n, MPI_DOUBLE_PRECISION, nproc - 1, MPI_COMM_WORLD, req, ierr)
+  call MPI_Wait(req, MPI_STATUS_IGNORE, ierr)
+  call ft_check(all(dbuf == nproc - 1), 'Ibcast')
+  call MPI_Comm_split(MPI_COMM_WORLD, mod(rank, 2), -rank, half, ierr)
+  call MPI_Comm_size(half, i, ierr)
+  call ft_check_int(i, (nproc + 1 - mod(rank, 2)) / 2, 'Comm_split: size')
+  call MPI_Comm_rank(half, r, ierr)
+  call ft_check_int(r, (nproc - 1 - rank) / 2, 'Comm_split: rank in reverse order')
+  call MPI_Allreduce(rank, i, 1, MPI_INTEGER, MPI_MIN, half, ierr)
+  call ft_check_int(i, mod(rank, 2), 'Allreduce on the split communicator')
+  call MPI_Comm_free(half, ierr)
 
   ! user-defined reductions
   call MPI_Op_create(absmax, .true., op_absmax, ierr)

@@ -3,8 +3,9 @@
 ! MPI_SUM on INTEGER, REAL, DOUBLE PRECISION, COMPLEX, DOUBLE COMPLEX;
 ! MPI_LAND/MPI_LOR on LOGICAL; MPI_MAXLOC/MPI_MINLOC on MPI_2INTEGER,
 ! MPI_2REAL, MPI_2DOUBLE_PRECISION; MPI_IN_PLACE; Gatherv, Alltoall,
-! Allgather, Scatter; MPI_Op_create with MPI_User_function procedures
-! (TYPE(C_PTR) arguments), commutative and non-commutative.
+! Allgather, Scatter; Iallreduce, Ibcast, Comm_split; MPI_Op_create with
+! MPI_User_function procedures (TYPE(C_PTR) arguments), commutative and
+! non-commutative.
 module coll_f08_ops
   use mpi_f08
   use, intrinsic :: iso_c_binding, only: c_ptr, c_f_pointer
@@ -49,6 +50,8 @@ program coll_f08
   logical :: lbuf(n), lout(n)
   integer :: sendcounts(0:maxp - 1), displs(0:maxp - 1), gbuf(maxp * (maxp + 1) / 2)
   integer :: a2a_s(0:maxp - 1), a2a_r(0:maxp - 1), all_r(0:maxp - 1)
+  type(MPI_Comm) :: half
+  type(MPI_Request) :: req
   type(MPI_Op) :: op_absmax, op_first
 
   call MPI_Init()
@@ -168,6 +171,24 @@ program coll_f08
   call MPI_Alltoall(a2a_s, 1, MPI_INTEGER, a2a_r, 1, MPI_INTEGER, MPI_COMM_WORLD)
   call ft_check(all(a2a_r(0:nproc - 1) == [(1000 * r + rank, r = 0, nproc - 1)]), 'Alltoall')
   call MPI_Barrier(MPI_COMM_WORLD)
+
+  ! nonblocking collectives; a split communicator (key reverses the order)
+  ibuf = rank + 1
+  call MPI_Iallreduce(ibuf, iout, n, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, req)
+  call MPI_Wait(req, MPI_STATUS_IGNORE)
+  call ft_check(all(iout == nproc * (nproc + 1) / 2), 'Iallreduce')
+  dbuf = rank
+  call MPI_Ibcast(dbuf, n, MPI_DOUBLE_PRECISION, nproc - 1, MPI_COMM_WORLD, req)
+  call MPI_Wait(req, MPI_STATUS_IGNORE)
+  call ft_check(all(dbuf == nproc - 1), 'Ibcast')
+  call MPI_Comm_split(MPI_COMM_WORLD, mod(rank, 2), -rank, half)
+  call MPI_Comm_size(half, i)
+  call ft_check_int(i, (nproc + 1 - mod(rank, 2)) / 2, 'Comm_split: size')
+  call MPI_Comm_rank(half, r)
+  call ft_check_int(r, (nproc - 1 - rank) / 2, 'Comm_split: rank in reverse order')
+  call MPI_Allreduce(rank, i, 1, MPI_INTEGER, MPI_MIN, half)
+  call ft_check_int(i, mod(rank, 2), 'Allreduce on the split communicator')
+  call MPI_Comm_free(half)
 
   ! user-defined reductions
   call MPI_Op_create(absmax, .true., op_absmax)

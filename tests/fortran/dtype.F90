@@ -3,7 +3,7 @@
 ! Type_vector (a row of a column-major matrix), Type_create_subarray with
 ! MPI_ORDER_FORTRAN, Type_create_struct from MPI_Get_address displacements
 ! of a SEQUENCE derived type (+ Type_create_resized), a struct of absolute
-! addresses used with MPI_BOTTOM, Type_contiguous; Type_size,
+! addresses used with MPI_BOTTOM, Pack/Unpack, Type_contiguous; Type_size,
 ! Type_get_extent, Type_commit, Type_free. Data goes round the ring.
 program dtype
 #ifndef USE_MPIF_H
@@ -26,6 +26,7 @@ program dtype
   integer :: sizes(2), subsizes(2), starts(2), blens(3), types(3), status(MPI_STATUS_SIZE)
   integer(kind=MPI_ADDRESS_KIND) :: disps(3), base, lb, extent
   type(particle) :: ps(3), pr(3)
+  character :: packbuf(64)
   integer, volatile :: abs_i, abs_i_r
   double precision, volatile :: abs_d, abs_d_r
 
@@ -145,6 +146,24 @@ program dtype
   call ft_check(abs_d_r == prev * 1.5d0, 'MPI_BOTTOM: double precision')
   call MPI_Type_free(tabs_s, ierr)
   call MPI_Type_free(tabs_r, ierr)
+
+  ! Pack / Unpack: an INTEGER and three DOUBLE PRECISION into one buffer
+  call MPI_Pack_size(3, MPI_DOUBLE_PRECISION, MPI_COMM_WORLD, tsize, ierr)
+  call ft_check(tsize >= 24, 'Pack_size')
+  k = 0
+  abs_i = rank + 40
+  call MPI_Pack(abs_i, 1, MPI_INTEGER, packbuf, size(packbuf), k, MPI_COMM_WORLD, ierr)
+  call ft_check_int(k, 4, 'Pack: position after an INTEGER')
+  call MPI_Pack(ps(2)%x, 3, MPI_DOUBLE_PRECISION, packbuf, size(packbuf), k, MPI_COMM_WORLD, ierr)
+  call ft_check_int(k, 28, 'Pack: position after three DOUBLE PRECISION')
+  call MPI_Sendrecv_replace(packbuf, k, MPI_PACKED, next, 6, prev, 6, MPI_COMM_WORLD, &
+                            MPI_STATUS_IGNORE, ierr)
+  j = 0
+  call MPI_Unpack(packbuf, size(packbuf), j, abs_i_r, 1, MPI_INTEGER, MPI_COMM_WORLD, ierr)
+  call MPI_Unpack(packbuf, size(packbuf), j, pr(1)%x, 3, MPI_DOUBLE_PRECISION, MPI_COMM_WORLD, ierr)
+  call ft_check_int(abs_i_r, prev + 40, 'Unpack: INTEGER')
+  call ft_check(all(pr(1)%x == [prev + 1d0, -2d0, 2d0 * prev]), 'Unpack: DOUBLE PRECISION')
+  call ft_check_int(j, 28, 'Unpack: position')
 
   ! Type_contiguous of DOUBLE PRECISION, used by a collective
   call MPI_Type_contiguous(3, MPI_DOUBLE_PRECISION, tcont, ierr)

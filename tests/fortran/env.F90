@@ -2,17 +2,24 @@
 ! through the legacy bindings (built with -DUSE_MPIF_H as f_env_mpifh,
 ! without it as f_env_usempi). MPI_Init_thread / Query_thread /
 ! Is_thread_main / Initialized / Finalized, Get_version,
-! Get_library_version; MPI_ERRORS_RETURN, then a bad rank gives an ierror
+! Get_library_version; an error handler written in Fortran; MPI_Info
+! strings; MPI_ERRORS_RETURN, then a bad rank gives an ierror
 ! of class MPI_ERR_RANK and a handle of the wrong kind (a datatype passed
 ! as a communicator) one of class MPI_ERR_COMM; Error_string,
 ! Comm_set_name/get_name, Get_processor_name; the sizes of the Fortran
 ! datatypes, MPI_Sizeof (use mpi only: mpif.h has no generic interfaces),
 ! MPI_Type_create_f90_real/integer/complex; MPI_Wtime, MPI_Wtick.
+module env_eh_state
+  implicit none
+  integer :: eh_calls = 0, eh_class = -1, eh_comm_ok = 0
+end module env_eh_state
+
 program env
 #ifndef USE_MPIF_H
   use mpi
 #endif
   use ftest
+  use env_eh_state
   implicit none
 #ifdef USE_MPIF_H
   include 'mpif.h'
@@ -24,6 +31,9 @@ program env
   character(len=MPI_MAX_ERROR_STRING) :: estr
   character(len=MPI_MAX_LIBRARY_VERSION_STRING) :: lib
   integer :: t
+  external :: env_errh
+  integer :: info
+  integer :: eh
   double precision :: t0, t1, tick, x
 #ifndef USE_MPIF_H
   integer :: isz
@@ -87,6 +97,38 @@ program env
   call ft_check_int(cls, MPI_ERR_COMM, 'MPI_COMM_NULL: MPI_ERR_COMM')
   call MPI_Error_string(MPI_ERR_RANK, estr, len, ierr)
   call ft_check(len > 0, 'Error_string(MPI_ERR_RANK)')
+
+  ! an error handler written in Fortran: called with the communicator and
+  ! the error code, for errors and for MPI_Comm_call_errhandler
+  call MPI_Comm_create_errhandler(env_errh, eh, ierr)
+  call MPI_Comm_set_errhandler(MPI_COMM_WORLD, eh, ierr)
+  eh_calls = 0
+  eh_class = -1
+  call MPI_Send(rank, 1, MPI_INTEGER, nproc, 0, MPI_COMM_WORLD, ierr)
+  call ft_check_int(eh_calls, 1, 'Fortran error handler called for a bad rank')
+  call ft_check_int(eh_class, MPI_ERR_RANK, 'Fortran error handler: error class')
+  call MPI_Comm_call_errhandler(MPI_COMM_WORLD, MPI_ERR_OTHER, ierr)
+  call ft_check_int(eh_calls, 2, 'Fortran error handler called by Comm_call_errhandler')
+  call ft_check_int(eh_class, MPI_ERR_OTHER, 'Comm_call_errhandler: error class')
+  call ft_check_int(eh_comm_ok, 2, 'Fortran error handler: the communicator')
+  call MPI_Errhandler_free(eh, ierr)
+
+  ! info: values are trimmed of trailing blanks and come back blank-padded
+  call MPI_Info_create(info, ierr)
+  call MPI_Info_set(info, 'fortran_key', 'some value   ', ierr)
+  cname = '?'
+  call MPI_Info_get(info, 'fortran_key', MPI_MAX_OBJECT_NAME, cname, flag, ierr)
+  call ft_check(flag .and. cname == 'some value', 'Info_get: ' // trim(cname))
+  call MPI_Info_get_valuelen(info, 'fortran_key', len, flag, ierr)
+  call ft_check_int(len, 10, 'Info_get_valuelen')
+  call MPI_Info_get_nkeys(info, q, ierr)
+  call ft_check_int(q, 1, 'Info_get_nkeys')
+  call MPI_Info_get_nthkey(info, 0, cname, ierr)
+  call ft_check(cname == 'fortran_key', 'Info_get_nthkey: ' // trim(cname))
+  call MPI_Info_get(info, 'no_such_key', MPI_MAX_OBJECT_NAME, cname, flag, ierr)
+  call ft_check(.not. flag, 'Info_get of a missing key')
+  call MPI_Info_free(info, ierr)
+
   call MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL, ierr)
 
   ! names
@@ -182,3 +224,20 @@ program env
   end if
   if (total /= 0) stop 1
 end program env
+
+! the communicator error handler: counts its calls, keeps the error class
+subroutine env_errh(comm, error_code)
+  use env_eh_state
+#ifndef USE_MPIF_H
+  use mpi
+#endif
+  implicit none
+#ifdef USE_MPIF_H
+  include 'mpif.h'
+#endif
+  integer :: comm, error_code
+  integer :: ierr
+  eh_calls = eh_calls + 1
+  call MPI_Error_class(error_code, eh_class, ierr)
+  if (comm == MPI_COMM_WORLD) eh_comm_ok = eh_comm_ok + 1
+end subroutine env_errh

@@ -1,13 +1,30 @@
 ! tests/fortran/env_f08.f90: environment, errors and Fortran-specific calls
 ! through the mpi_f08 module (f_env_f08), as env.F90 does for the legacy
 ! bindings: MPI_Init_thread / Query_thread / Is_thread_main / Initialized /
-! Finalized, Get_version, Get_library_version; MPI_ERRORS_RETURN, then a bad
-! rank gives an ierror of class MPI_ERR_RANK, and a failing call without
-! ierror lets the program go on; Error_string, Comm_set_name/get_name,
+! Finalized, Get_version, Get_library_version; an error handler written
+! in Fortran; MPI_Info strings; MPI_ERRORS_RETURN, then a bad rank gives
+! an ierror of class MPI_ERR_RANK, and a failing call without ierror lets
+! the program go on; Error_string, Comm_set_name/get_name,
 ! Get_processor_name; the sizes of the Fortran datatypes, MPI_Sizeof,
 ! MPI_Type_create_f90_real/integer/complex; MPI_Wtime, MPI_Wtick.
+module env_f08_eh
+  use mpi_f08
+  implicit none
+  integer :: eh_calls = 0, eh_class = -1, eh_comm_ok = 0
+contains
+  ! the communicator error handler: counts its calls, keeps the error class
+  subroutine env_errh(comm, error_code)
+    type(MPI_Comm) :: comm
+    integer :: error_code
+    eh_calls = eh_calls + 1
+    call MPI_Error_class(error_code, eh_class)
+    if (comm == MPI_COMM_WORLD) eh_comm_ok = eh_comm_ok + 1
+  end subroutine env_errh
+end module env_f08_eh
+
 program env_f08
   use mpi_f08
+  use env_f08_eh
   use ftest
   implicit none
   integer :: rank, nproc, ierr, ierr2, total, provided, q, cls, len, ver, subver, tsize, i
@@ -17,6 +34,8 @@ program env_f08
   character(len=MPI_MAX_ERROR_STRING) :: estr
   character(len=MPI_MAX_LIBRARY_VERSION_STRING) :: lib
   type(MPI_Datatype) :: t
+  type(MPI_Info) :: info
+  type(MPI_Errhandler) :: eh
   double precision :: t0, t1, tick, x
   integer :: isz
   real :: r4
@@ -74,6 +93,38 @@ program env_f08
   call ft_check_int(cls, MPI_ERR_COMM, 'MPI_COMM_NULL: MPI_ERR_COMM')
   call MPI_Error_string(MPI_ERR_RANK, estr, len, ierr)
   call ft_check(len > 0, 'Error_string(MPI_ERR_RANK)')
+
+  ! an error handler written in Fortran: called with the communicator and
+  ! the error code, for errors and for MPI_Comm_call_errhandler
+  call MPI_Comm_create_errhandler(env_errh, eh)
+  call MPI_Comm_set_errhandler(MPI_COMM_WORLD, eh)
+  eh_calls = 0
+  eh_class = -1
+  call MPI_Send(rank, 1, MPI_INTEGER, nproc, 0, MPI_COMM_WORLD, ierr)
+  call ft_check_int(eh_calls, 1, 'Fortran error handler called for a bad rank')
+  call ft_check_int(eh_class, MPI_ERR_RANK, 'Fortran error handler: error class')
+  call MPI_Comm_call_errhandler(MPI_COMM_WORLD, MPI_ERR_OTHER)
+  call ft_check_int(eh_calls, 2, 'Fortran error handler called by Comm_call_errhandler')
+  call ft_check_int(eh_class, MPI_ERR_OTHER, 'Comm_call_errhandler: error class')
+  call ft_check_int(eh_comm_ok, 2, 'Fortran error handler: the communicator')
+  call MPI_Errhandler_free(eh)
+
+  ! info: values are trimmed of trailing blanks and come back blank-padded
+  call MPI_Info_create(info)
+  call MPI_Info_set(info, 'fortran_key', 'some value   ')
+  cname = '?'
+  call MPI_Info_get(info, 'fortran_key', MPI_MAX_OBJECT_NAME, cname, flag)
+  call ft_check(flag .and. cname == 'some value', 'Info_get: ' // trim(cname))
+  call MPI_Info_get_valuelen(info, 'fortran_key', len, flag)
+  call ft_check_int(len, 10, 'Info_get_valuelen')
+  call MPI_Info_get_nkeys(info, q)
+  call ft_check_int(q, 1, 'Info_get_nkeys')
+  call MPI_Info_get_nthkey(info, 0, cname)
+  call ft_check(cname == 'fortran_key', 'Info_get_nthkey: ' // trim(cname))
+  call MPI_Info_get(info, 'no_such_key', MPI_MAX_OBJECT_NAME, cname, flag)
+  call ft_check(.not. flag, 'Info_get of a missing key')
+  call MPI_Info_free(info)
+
   call MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL, ierr)
 
   ! names

@@ -2,8 +2,9 @@
 ! twice: with -DUSE_MPIF_H (include 'mpif.h') as f_p2p_mpifh, without it
 ! (use mpi) as f_p2p_usempi. Blocking ring (Send/Recv, status fields,
 ! Get_count), Isend/Irecv + Waitall with statuses and with
-! MPI_STATUSES_IGNORE, Test, Probe + Get_count, Sendrecv of CHARACTER
-! data, Sendrecv_replace, MPI_ANY_SOURCE/MPI_ANY_TAG, MPI_PROC_NULL.
+! MPI_STATUSES_IGNORE, Test, Waitany/Testany/Waitsome indices, Probe +
+! Get_count, Sendrecv of CHARACTER data, Sendrecv_replace,
+! MPI_ANY_SOURCE/MPI_ANY_TAG, MPI_PROC_NULL.
 program p2p
 #ifndef USE_MPIF_H
   use mpi
@@ -20,6 +21,7 @@ program p2p
   integer :: status(MPI_STATUS_SIZE), statuses(MPI_STATUS_SIZE, 4), reqs(4), req
   character(len=16) :: cs, cr
   logical :: flag, seen(0:63)
+  integer :: seen_idx(4)
   integer :: val
 
   call MPI_Init(ierr)
@@ -149,6 +151,33 @@ program p2p
   call MPI_Get_count(status, MPI_INTEGER, count, ierr)
   call ft_check_int(count, 0, 'Recv from MPI_PROC_NULL: count')
   call MPI_Send(val, 1, MPI_INTEGER, MPI_PROC_NULL, 9, MPI_COMM_WORLD, ierr)
+
+  ! 7. the index of Waitany / Testany / Waitsome counts from 1; all-null
+  ! request arrays give MPI_UNDEFINED
+  do i = 1, 4
+    reqs(i) = MPI_REQUEST_NULL
+  end do
+  call MPI_Irecv(rbuf(3), 1, MPI_INTEGER, 0, 11, MPI_COMM_SELF, reqs(3), ierr)
+  call MPI_Send(rank, 1, MPI_INTEGER, 0, 11, MPI_COMM_SELF, ierr)
+  call MPI_Waitany(4, reqs, r, status, ierr)
+  call ft_check_int(r, 3, 'Waitany: index counts from 1')
+  call ft_check_int(status(MPI_TAG), 11, 'Waitany: status')
+  call MPI_Waitany(4, reqs, r, status, ierr)
+  call ft_check_int(r, MPI_UNDEFINED, 'Waitany on null requests: MPI_UNDEFINED')
+  call MPI_Irecv(rbuf(4), 1, MPI_INTEGER, 0, 12, MPI_COMM_SELF, reqs(4), ierr)
+  call MPI_Send(rank, 1, MPI_INTEGER, 0, 12, MPI_COMM_SELF, ierr)
+  flag = .false.
+  do while (.not. flag)
+    call MPI_Testany(4, reqs, r, flag, status, ierr)
+  end do
+  call ft_check_int(r, 4, 'Testany: index counts from 1')
+  call MPI_Irecv(rbuf(2), 1, MPI_INTEGER, 0, 13, MPI_COMM_SELF, reqs(2), ierr)
+  call MPI_Send(rank, 1, MPI_INTEGER, 0, 13, MPI_COMM_SELF, ierr)
+  call MPI_Waitsome(4, reqs, count, seen_idx, statuses, ierr)
+  call ft_check_int(count, 1, 'Waitsome: outcount')
+  call ft_check_int(seen_idx(1), 2, 'Waitsome: index counts from 1')
+  call MPI_Waitsome(4, reqs, count, seen_idx, statuses, ierr)
+  call ft_check_int(count, MPI_UNDEFINED, 'Waitsome on null requests: MPI_UNDEFINED')
 
   call MPI_Allreduce(ft_errors, total, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
   if (rank == 0) call ft_report(total)

@@ -1,8 +1,9 @@
 ! tests/fortran/p2p_f08.f90: point-to-point through the mpi_f08 module
 ! (f_p2p_f08): TYPE(MPI_Status) components, TYPE(MPI_Request) arrays,
 ! calls with and without the optional ierror. Blocking ring, Isend/Irecv +
-! Waitall with statuses and MPI_STATUSES_IGNORE, Test, Probe + Get_count,
-! Sendrecv of CHARACTER data, Sendrecv_replace, MPI_ANY_SOURCE, PROC_NULL.
+! Waitall with statuses and MPI_STATUSES_IGNORE, Test, Waitany/Testany/
+! Waitsome indices, Probe + Get_count, Sendrecv of CHARACTER data,
+! Sendrecv_replace, MPI_ANY_SOURCE, PROC_NULL.
 program p2p_f08
   use mpi_f08
   use ftest
@@ -15,6 +16,7 @@ program p2p_f08
   type(MPI_Request) :: reqs(4), req
   character(len=16) :: cs, cr
   logical :: flag, seen(0:63)
+  integer :: seen_idx(4)
 
   call MPI_Init(ierr)
   call ft_check(ierr == MPI_SUCCESS, 'MPI_Init ierror')
@@ -134,6 +136,33 @@ program p2p_f08
   call ft_check_int(status%MPI_TAG, MPI_ANY_TAG, 'Recv from MPI_PROC_NULL: tag')
   call MPI_Get_count(status, MPI_INTEGER, count)
   call ft_check_int(count, 0, 'Recv from MPI_PROC_NULL: count')
+
+  ! 7. the index of Waitany / Testany / Waitsome counts from 1; all-null
+  ! request arrays give MPI_UNDEFINED
+  do i = 1, 4
+    reqs(i) = MPI_REQUEST_NULL
+  end do
+  call MPI_Irecv(rbuf(3), 1, MPI_INTEGER, 0, 11, MPI_COMM_SELF, reqs(3))
+  call MPI_Send(rank, 1, MPI_INTEGER, 0, 11, MPI_COMM_SELF)
+  call MPI_Waitany(4, reqs, r, status)
+  call ft_check_int(r, 3, 'Waitany: index counts from 1')
+  call ft_check_int(status%MPI_TAG, 11, 'Waitany: status')
+  call MPI_Waitany(4, reqs, r, status)
+  call ft_check_int(r, MPI_UNDEFINED, 'Waitany on null requests: MPI_UNDEFINED')
+  call MPI_Irecv(rbuf(4), 1, MPI_INTEGER, 0, 12, MPI_COMM_SELF, reqs(4))
+  call MPI_Send(rank, 1, MPI_INTEGER, 0, 12, MPI_COMM_SELF)
+  flag = .false.
+  do while (.not. flag)
+    call MPI_Testany(4, reqs, r, flag, status)
+  end do
+  call ft_check_int(r, 4, 'Testany: index counts from 1')
+  call MPI_Irecv(rbuf(2), 1, MPI_INTEGER, 0, 13, MPI_COMM_SELF, reqs(2))
+  call MPI_Send(rank, 1, MPI_INTEGER, 0, 13, MPI_COMM_SELF)
+  call MPI_Waitsome(4, reqs, count, seen_idx, statuses)
+  call ft_check_int(count, 1, 'Waitsome: outcount')
+  call ft_check_int(seen_idx(1), 2, 'Waitsome: index counts from 1')
+  call MPI_Waitsome(4, reqs, count, seen_idx, statuses)
+  call ft_check_int(count, MPI_UNDEFINED, 'Waitsome on null requests: MPI_UNDEFINED')
 
   call MPI_Allreduce(ft_errors, total, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD)
   if (rank == 0) call ft_report(total)
