@@ -145,14 +145,14 @@ fsrc=$repo/examples/cmake
 # fortran_programs LABEL WRAPPER MPIEXEC: the three rings built with the
 # wrapper (mpifort, mpif90, mpif77 in turn) and run on 2 ranks
 fortran_programs() {
-    local label=$1 fc=$2 mpiexec=$3 prog w=0
+    local label=$1 fc=$2 mpiexec=$3 prog w=0 tag=${1// /-}
     local wrappers=("$fc" "$(dirname "$fc")/mpif90" "$(dirname "$fc")/mpif77")
     for prog in ring_f08 ring_mpi ring_mpifh; do
         local wr=${wrappers[$w]}
         w=$((w + 1))
         run "$label: $(basename "$wr") builds $prog.f90" \
-            sh -c 'cd "$1" && "$2" "$3" -o "$4"' sh "$tmp" "$wr" "$fsrc/$prog.f90" "$tmp/$prog-$label" &&
-            run "$label: $prog runs on 2 ranks without LD_LIBRARY_PATH" "$mpiexec" -n 2 "$tmp/$prog-$label" &&
+            sh -c 'cd "$1" && "$2" "$3" -o "$4"' sh "$tmp" "$wr" "$fsrc/$prog.f90" "$tmp/$prog-$tag" &&
+            run "$label: $prog runs on 2 ranks without LD_LIBRARY_PATH" "$mpiexec" -n 2 "$tmp/$prog-$tag" &&
             { grep -q "^$prog: 2 processes, token 0+1+...=1 OK" "$tmp/out" && pass "$label: $prog output" ||
                 fail "$label: $prog output: $(cat "$tmp/out")"; }
     done
@@ -212,6 +212,16 @@ fortran_installed() {
         [ -e "$p/$f" ] || fail "installed tree lacks $f"
     done
     check_eq "installed mpifort -showme:compile" "$("$p/bin/mpifort" -showme:compile)" "-I$p/include"
+    # the linker drops -lmpi_abi from programs that call only Fortran
+    # entry points (--as-needed, the default of many distributions' gcc), so
+    # the installed libmpifort_abi must find libmpi_abi beside it itself
+    if command -v readelf >/dev/null 2>&1; then
+        if readelf -d "$p/lib/libmpifort_abi.so.1" | grep -Eq 'R(UN)?PATH.*\$ORIGIN'; then
+            pass "installed libmpifort_abi.so.1 has the rpath \$ORIGIN (finds libmpi_abi.so.1 beside it)"
+        else
+            fail "installed libmpifort_abi.so.1 has no rpath \$ORIGIN: programs linked --as-needed do not find libmpi_abi.so.1"
+        fi
+    fi
     check_eq "installed mpif90 -showme:link" "$("$p/bin/mpif90" -showme:link)" \
         "-L$p/lib -Wl,-rpath,$p/lib -lmpifort_abi -lmpi_abi"
     fortran_programs "installed mpifort" "$p/bin/mpifort" "$p/bin/mpiexec"
