@@ -394,6 +394,33 @@ def callback_interfaces(f08):
     return out
 
 
+def f90_interface(key, pj, p):
+    """The `use mpi` interface of a procedure. Those returning memory
+    (MPI_ALLOC_MEM, MPI_WIN_ALLOCATE(_SHARED), MPI_WIN_SHARED_QUERY) are
+    generic, with a second specific <NAME>_CPTR taking a TYPE(C_PTR)
+    (MPI 4.1 section 19.1.3); both reach the same C function."""
+    name = key.upper()
+    cptr = [q['name'].upper() for q in pj['parameters'] if q['kind'] == 'C_BUFFER']
+    if not cptr:
+        return ['INTERFACE'] + interface_body(p.express.f90, name, False) + ['END INTERFACE']
+    text = str(p.express.f90)
+    lines = text.split('\n')
+    out_lines = [lines[0]]
+    for l in lines[1:]:
+        m = re.match(r'(\s*INTEGER\(KIND=MPI_ADDRESS_KIND\)\s+)(.*)', l)
+        if m:
+            names = [x.strip() for x in m.group(2).split(',')]
+            keep = [x for x in names if x not in cptr]
+            if keep:
+                out_lines.append(m.group(1) + ', '.join(keep))
+            out_lines.append('\tTYPE(C_PTR) ' + ', '.join(x for x in names if x in cptr))
+        else:
+            out_lines.append(l)
+    out_lines.insert(1, '\tUSE, INTRINSIC :: ISO_C_BINDING, ONLY : C_PTR')
+    return ([f'INTERFACE {name}'] + interface_body(text, name, False)
+            + interface_body('\n'.join(out_lines), f'{name}_CPTR', False) + ['END INTERFACE'])
+
+
 # ------------------------------------------------------------- generation
 
 def procedures():
@@ -444,6 +471,8 @@ def generate(outdir):
                     c_out.append(c_wrapper(key, pj, str(cproto), f08name, large, True))
                     c_out.append(f'DMPI_F_ALIAS({f08name}, {base}_f08_)')
                     aliases = [a for a in aliases if not a.endswith('_f08_')]
+                if not large and any(q['kind'] == 'C_BUFFER' for q in pj['parameters']):
+                    aliases = aliases + [f'{base}_cptr_', f'p{base}_cptr_']  # use mpi's C_PTR form
                 for a in aliases:
                     c_out.append(f'DMPI_F_ALIAS({fname}, {a})')
                 c_out.append('')
@@ -452,7 +481,7 @@ def generate(outdir):
             ok = False
         if not ok:
             continue
-        f90_ifaces += ['INTERFACE'] + interface_body(p.express.f90, key.upper(), False) + ['END INTERFACE']
+        f90_ifaces += f90_interface(key, pj, p)
         if p.express.f08 is not None:
             specifics = [(f'{cname}_f08', p.express.f08)]
             if len(forms) > 1 and (key not in MANUAL):
@@ -506,6 +535,11 @@ def mpif_h(consts, handles):
         out.append(fixed(f'INTEGER {n}'))
         out.append(fixed(f'PARAMETER ({n}={v})'))
     out += sentinel_decls('fixed')
+    # fails to compile unless default INTEGER and LOGICAL are 4 bytes
+    out.append(fixed('INTEGER MPI_DMPI_IDIF, MPI_DMPI_LDIF, MPI_DMPI_KCHK'))
+    out.append(fixed('PARAMETER (MPI_DMPI_IDIF=ABS(STORAGE_SIZE(0)-32))'))
+    out.append(fixed('PARAMETER (MPI_DMPI_LDIF=ABS(STORAGE_SIZE(.TRUE.)-32))'))
+    out.append(fixed('PARAMETER (MPI_DMPI_KCHK=1/(1-MIN(1,MPI_DMPI_IDIF+MPI_DMPI_LDIF)))'))
     out.append(fixed('DOUBLE PRECISION MPI_WTIME, MPI_WTICK'))
     out.append(fixed('EXTERNAL MPI_WTIME, MPI_WTICK'))
     out.append(fixed('INTEGER(KIND=MPI_ADDRESS_KIND) MPI_AINT_ADD'))
@@ -558,7 +592,6 @@ def f08_module(consts, handles, ifaces, generics):
     for h in F08_HANDLE_NAMES:
         out += [f'  TYPE, BIND(C) :: {h}', '    INTEGER :: MPI_VAL', f'  END TYPE {h}']
     out += STATUS_TYPE
-    consts = [c for c in consts if not re.search(r':: MPI_(SOURCE|TAG|ERROR) =', c)]
     out += ['  ' + wrap_free(c) for c in consts]
     for n, t, v in handles:
         out.append(f'  TYPE({t}), PARAMETER :: {n} = {t}({v})')
