@@ -28,7 +28,7 @@ program env_f08
   use ftest
   implicit none
   integer :: rank, nproc, ierr, ierr2, total, provided, q, cls, len, ver, subver, tsize, i
-  logical :: flag
+  logical :: flag, is_set
   character(len=MPI_MAX_OBJECT_NAME) :: cname
   character(len=MPI_MAX_PROCESSOR_NAME) :: pname
   character(len=MPI_MAX_ERROR_STRING) :: estr
@@ -139,6 +139,25 @@ program env_f08
   call MPI_Get_processor_name(pname, len, ierr)
   call ft_check(len > 0 .and. len <= MPI_MAX_PROCESSOR_NAME, 'Get_processor_name: length')
   call ft_check(len_trim(pname) == len, 'Get_processor_name: blank padded')
+
+  ! the Fortran layer told the C library about this compiler (MPI 5.0 ABI)
+  call MPI_Abi_get_fortran_info(info, ierr)
+  call ft_check(ierr == MPI_SUCCESS .and. info /= MPI_INFO_NULL, 'Abi_get_fortran_info gives an info')
+  if (info /= MPI_INFO_NULL) then
+    len = 0    ! asks for the length only
+    call MPI_Info_get_string(info, 'mpi_integer_size', len, cname, flag, ierr)
+    call ft_check(len == 1 .and. flag, 'Abi_get_fortran_info: mpi_integer_size present')
+    len = MPI_MAX_OBJECT_NAME
+    call MPI_Info_get_string(info, 'mpi_integer_size', len, cname, flag, ierr)
+    call ft_check(flag .and. cname == '4' .and. len == 1, 'mpi_integer_size: ' // trim(cname))
+    call MPI_Info_get_string(info, 'mpi_logical_size', len, cname, flag, ierr)
+    call ft_check(flag .and. cname == '4', 'mpi_logical_size: ' // trim(cname))
+    call MPI_Info_free(info)
+  end if
+  lg = .false.
+  call MPI_Abi_get_fortran_booleans(4, lg, flag, is_set, ierr)
+  call ft_check(ierr == MPI_SUCCESS .and. is_set .and. lg .and. .not. flag, &
+                'Abi_get_fortran_booleans: .TRUE. and .FALSE. registered')
 
   ! datatype sizes: default INTEGER, REAL, LOGICAL are 4 bytes
   call MPI_Type_size(MPI_INTEGER, tsize, ierr)
