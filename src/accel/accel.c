@@ -3,6 +3,7 @@
  * active backends, and sends each copy to the backend of its device side.
  * Host memory never gets here while dmpi_accel_on is false (accel.h). */
 #include "accel/accel.h"
+#include "core/knob.h"
 
 #include <mpi.h>
 
@@ -54,7 +55,8 @@ void dmpi_accel_init(void)
 {
     if (inited) return;
     inited = true;
-    const char *want = getenv("DMPI_ACCEL");
+    char kb[DMPI_KNOB_STR_MAX];
+    const char *want = dmpi_knob_str(DMPI_KNOB_ACCEL, kb);
     if (!want || !*want) want = "auto";
     check_words(want);
     bool all = strcmp(want, "auto") == 0;

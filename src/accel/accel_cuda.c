@@ -7,6 +7,7 @@
  * and cuMemcpyAsync on the backend's stream with an event per copy).
  * Built only with DMPI_HAVE_CUDA; otherwise every entry says so. */
 #include "accel/accel.h"
+#include "core/knob.h"
 
 #include <mpi.h>
 
@@ -97,8 +98,7 @@ static bool cuda_init(void)
     /* the device of the application's current context, else device 0 */
     bool have_cur = cu.CtxGetCurrent(&cur) == CUDA_SUCCESS && cur;
     int ordinal = 0;
-    const char *e = getenv("DMPI_CUDA_DEVICE");
-    if (e && *e) ordinal = atoi(e) % n;
+    ordinal = (int)(dmpi_knob(DMPI_KNOB_CUDA_DEVICE) % n);
     if (cu.DeviceGet(&dev, ordinal) != CUDA_SUCCESS ||
         cu.PrimaryCtxRetain(&primary, dev) != CUDA_SUCCESS) {
         unload();

@@ -650,7 +650,7 @@ static long a2a_unit = -1;
 
 static long a2a_unit_get(void)
 {
-    if (a2a_unit < 0) a2a_unit = dmpi_env_long("DMPI_COLL_HIER_ALLTOALL", 32768);
+    if (a2a_unit < 0) a2a_unit = dmpi_knob(DMPI_KNOB_COLL_HIER_ALLTOALL);
     return a2a_unit;
 }
 
@@ -1020,7 +1020,7 @@ static bool wanted(const hier *h, const dmpi_coll_args *a, int p, int r)
 
 bool dmpi_coll_hier_try(dmpi_comm *c, const dmpi_coll_args *a, int *rc)
 {
-    if (knob < 0) knob = dmpi_env_long("DMPI_COLL_HIER", 1) != 0;
+    if (knob < 0) knob = dmpi_knob(DMPI_KNOB_COLL_HIER) != 0;
     if (!knob || c->size < 3 || c->remote_group || c->coll_state || a->coll >= DMPI_COLL_NCOLLS)
         return false;
     hier *h = c->hier;

@@ -33,14 +33,15 @@ static int nretired, cap_retired;
 
 static void read_config(void)
 {
-    long s = dmpi_env_long("DMPI_COLL_SHM_SLOT", 16384);
+    long s = dmpi_knob(DMPI_KNOB_COLL_SHM_SLOT);
     if (s < DMPI_SHM_LINE) s = DMPI_SHM_LINE;
     if (s > (1L << 26)) s = 1L << 26;
     slot_bytes = ((size_t)s + DMPI_SHM_LINE - 1) / DMPI_SHM_LINE * DMPI_SHM_LINE;
-    long m = dmpi_env_long("DMPI_COLL_SHM_MAX_RANKS", 64);
+    long m = dmpi_knob(DMPI_KNOB_COLL_SHM_MAX_RANKS);
     max_ranks = m < 0 ? 0 : m > (1L << 20) ? 1 << 20 : (int)m;
-    tree_set = getenv("DMPI_COLL_SHM_TREE_RANKS") != NULL;
-    long sr = dmpi_env_long("DMPI_COLL_SHM_TREE_RANKS", 8);
+    char kb[DMPI_KNOB_STR_MAX];
+    tree_set = dmpi_knob_str(DMPI_KNOB_COLL_SHM_TREE_RANKS, kb) != NULL;
+    long sr = dmpi_knob(DMPI_KNOB_COLL_SHM_TREE_RANKS);
     tree_ranks = sr < 2 ? 2 : sr > (1L << 20) ? 1 << 20 : (int)sr;
     config_read = true;
 }

@@ -136,11 +136,6 @@ static const struct rule {
 };
 
 #define NALGOS 5
-static const char *const coll_names[DMPI_COLL_NCOLLS] = {
-    "BARRIER", "BCAST", "REDUCE", "ALLREDUCE", "GATHER", "SCATTER", "ALLGATHER", "ALLTOALL",
-    "GATHERV", "SCATTERV", "ALLGATHERV", "ALLTOALLV", "ALLTOALLW", "REDUCE_SCATTER",
-    "REDUCE_SCATTER_BLOCK", "SCAN", "EXSCAN",
-};
 
 /* Algorithm names, indexed by the per-collective enums of coll.h. */
 static const char *const algo_names[DMPI_COLL_NCOLLS][NALGOS] = {
@@ -167,12 +162,25 @@ static const char *const algo_names[DMPI_COLL_NCOLLS][NALGOS] = {
 static int forced[DMPI_COLL_NCOLLS];
 static bool forced_read;
 
+_Static_assert(DMPI_KNOB_COLL_EXSCAN_ALGO - DMPI_KNOB_COLL_BARRIER_ALGO + 1 == DMPI_COLL_NCOLLS,
+               "one DMPI_COLL_<NAME>_ALGO knob per collective, in DMPI_COLL_* order (knob_list.h)");
+
+/* An MPI_T write of DMPI_COLL_<NAME>_ALGO: read them again before the next
+ * collective. */
+static void knob_written(int id)
+{
+    (void)id;
+    forced_read = false;
+}
+
 static void read_env(void)
 {
     for (int c = 0; c < DMPI_COLL_NCOLLS; c++) {
-        char var[64];
-        snprintf(var, sizeof var, "DMPI_COLL_%s_ALGO", coll_names[c]);
-        const char *v = getenv(var);
+        int id = DMPI_KNOB_COLL_BARRIER_ALGO + c;
+        const char *var = dmpi_knob_descs[id].name;
+        char kb[DMPI_KNOB_STR_MAX];
+        const char *v = dmpi_knob_str(id, kb);
+        dmpi_knob_watch(id, knob_written);
         forced[c] = -1;
         if (!v || !*v || !strcmp(v, "auto")) continue;
         for (int a = 0; a < NALGOS; a++)

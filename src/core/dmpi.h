@@ -416,7 +416,10 @@ static inline void dmpi_status_empty_out(MPI_Status *s)
     s->MPI_ERROR = keep;
 }
 
-/* Environment knobs (DMPI_*), read once. */
+/* Environment knobs (DMPI_*): read through the table of core/knob_list.h
+ * with dmpi_knob(DMPI_KNOB_X) (core/knob.h). dmpi_env_long reads a knob by
+ * its name (through the table when it is listed there). */
 long dmpi_env_long(const char *name, long dflt);
+#include "core/knob.h"
 
 #endif

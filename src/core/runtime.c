@@ -37,6 +37,8 @@ void dmpi_unlock(void)
 
 long dmpi_env_long(const char *name, long dflt)
 {
+    for (int id = 0; id < DMPI_NKNOBS; id++)
+        if (!strcmp(dmpi_knob_descs[id].name, name)) return dmpi_knob_or(id, dflt);
     const char *v = getenv(name);
     if (!v || !*v) return dflt;
     char *end;
@@ -128,7 +130,7 @@ static void bind_to_core(int local_rank, int local_size)
     cpu_set_t allowed;
     if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) return;
     int ncpus = CPU_COUNT(&allowed);
-    long mode = dmpi_env_long("DMPI_BIND", 1);
+    long mode = dmpi_knob(DMPI_KNOB_BIND);
     if (!mode || local_size < 2) return;
     if (ncpus < local_size && mode < 2) return;
     int seen = 0, want = local_rank % ncpus;

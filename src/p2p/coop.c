@@ -76,6 +76,7 @@ bool dmpi_coop_pull(dmpi_request *r, int peer, uint64_t src, uint64_t cookie, ui
     }
     atomic_store_explicit(&c->state, gen << 1, memory_order_release);
     r->proto_u64[2] += n;
+    dmpi_pv_add(DMPI_PV_COOP_COPIES, 1);
     return true;
 }
 
@@ -93,5 +94,6 @@ int dmpi_coop_help(void)
         if (!r) continue;
         helped += (int)work(c, GEN(st), false, w, r->proto_u64[3], c->dst);
     }
+    if (helped) dmpi_pv_add(DMPI_PV_COOP_HELPED, (uint64_t)helped);
     return helped;
 }

@@ -191,5 +191,6 @@ int dmpi_late_scan(void)
             link = &(*link)->next;
         }
     }
+    if (moved) dmpi_pv_add(DMPI_PV_LATE_MOVED, (uint64_t)moved);
     return moved;
 }

@@ -177,7 +177,10 @@ dmpi_request *dmpi_match_posted(const dmpi_env *env)
         dmpi_request *w = first_wildcard(ctx, src, tag, r ? stamp_of(r) : 0);
         if (w) r = w;
     }
-    if (r) dmpi_posted_remove(r);
+    if (r) {
+        dmpi_posted_remove(r);
+        dmpi_pv_add(DMPI_PV_MATCH_POSTED, 1);
+    }
     return r;
 }
 
@@ -236,7 +239,10 @@ dmpi_unexp *dmpi_match_unexp(uint32_t ctx, int src, int tag, bool remove)
         for (u = ux_ctx[h_ctx(ctx)].head; u; u = u->next)
             if (u->env.ctx == ctx && (tag == MPI_ANY_TAG || u->env.tag == tag)) break;
     }
-    if (u && remove) dmpi_unexp_remove(u);
+    if (u && remove) {
+        dmpi_unexp_remove(u);
+        dmpi_pv_add(DMPI_PV_MATCH_UNEXP, 1);
+    }
     return u;
 }
 
@@ -270,6 +276,7 @@ void dmpi_unexp_add(dmpi_unexp *u)
     UX_APPEND(&ux_exact[u->bucket[0]], u, enext, eprev);
     UX_APPEND(&ux_src[u->bucket[1]], u, bnext, bprev);
     UX_APPEND(&ux_ctx[u->bucket[2]], u, next, prev);
+    dmpi_pv_unexp(1);
 }
 
 void dmpi_unexp_remove(dmpi_unexp *u)
@@ -277,6 +284,7 @@ void dmpi_unexp_remove(dmpi_unexp *u)
     UX_UNLINK(&ux_exact[u->bucket[0]], u, enext, eprev);
     UX_UNLINK(&ux_src[u->bucket[1]], u, bnext, bprev);
     UX_UNLINK(&ux_ctx[u->bucket[2]], u, next, prev);
+    dmpi_pv_unexp(-1);
 }
 
 /* Any queued unexpected message (MPI_Finalize drops them all: the scan

@@ -33,6 +33,7 @@ void dmpi_offer_maybe(dmpi_request *r)
     if (rx->offer_req || rx->inprog_req || rx->inprog_ux) return;
     if (dmpi_posted_earlier_competitor(r)) return;
     if (!t->shared_slots) {
+        dmpi_pv_add(DMPI_PV_RECV_OFFERS, 1);
         dmpi_offer_net(r, w, cap);
         return;
     }
@@ -47,6 +48,7 @@ void dmpi_offer_maybe(dmpi_request *r)
     o->cap = cap;
     atomic_store_explicit(&o->state, GEN_NEXT(st) | DMPI_OFFER_OFFERED, memory_order_release);
     rx->offer_req = r;
+    dmpi_pv_add(DMPI_PV_RECV_OFFERS, 1);
 }
 
 bool dmpi_offer_withdraw_req(dmpi_request *r)

@@ -7,6 +7,7 @@
 #define DMPI_P2P_H
 
 #include "core/dmpi.h"
+#include "core/pvar.h"
 #include "transport/shm/shm.h"
 #include "transport/transport.h"
 

@@ -84,7 +84,7 @@ static int alloc_tags(int n)
 static MPI_Count split_min(void)
 {
     static long v = -1;
-    if (v < 0) v = dmpi_env_long("DMPI_PART_SPLIT_MIN", 32768);
+    if (v < 0) v = dmpi_knob(DMPI_KNOB_PART_SPLIT_MIN);
     return (MPI_Count)v;
 }
 

@@ -17,6 +17,7 @@
  * share of the period, or a spinning wait saw a gap in the clock (that
  * second signal is off by default: DMPI_PREEMPT_DETECT, measurements in
  * dmpi_p2p_init). On an idle node nothing changes. */
+#include "core/knob.h"
 #include "p2p/p2p.h"
 #include "pmi/pmi.h"
 
@@ -214,6 +215,24 @@ void dmpi_progress_wait_flag(_Atomic int *flag)
     }
 }
 
+/* The waiting knobs, read at MPI_Init and again after each MPI_T write
+ * (dmpi_knob_watch): they only steer how this rank waits. */
+static void apply_knob(int id)
+{
+    switch (id) {
+    case DMPI_KNOB_LATE_US: dmpi_p2p.late_ns = dmpi_knob(id) * 1000; break;
+    case DMPI_KNOB_SPIN: spin_limit = (unsigned)dmpi_knob_or(id, dmpi_rt.crowded ? 0 : 4000); break;
+    case DMPI_KNOB_YIELD: yield_limit = (unsigned)dmpi_knob(id); break;
+    case DMPI_KNOB_IDLE_SLEEP_US: sleep_us = (unsigned)dmpi_knob(id); break;
+    case DMPI_KNOB_POLL_YIELD_AFTER:
+        dmpi_poll_yield_after = (unsigned)dmpi_knob(id);
+        if (dmpi_poll_yield_after == 0) dmpi_poll_yield_after = 1;
+        dmpi_knob_set_effective(id, (long)dmpi_poll_yield_after);
+        break;
+    }
+    dmpi_knob_watch(id, apply_knob);
+}
+
 int dmpi_p2p_init(void)
 {
     dmpi_p2p.me = dmpi_rt.world_rank;
@@ -222,23 +241,24 @@ int dmpi_p2p_init(void)
     dmpi_p2p.tx = calloc((size_t)dmpi_p2p.nprocs, sizeof(dmpi_tx_peer));
     if (!dmpi_p2p.rx || !dmpi_p2p.tx) return MPI_ERR_NO_MEM;
     uint64_t ring_bytes = dmpi_tp.nshm ? dmpi_tp.out[dmpi_tp.shm_peers[0]].ncells * DMPI_CELL : 65536;
-    dmpi_p2p.eager_max = (uint64_t)dmpi_env_long("DMPI_EAGER_MAX", 32768);
+    dmpi_p2p.eager_max = (uint64_t)dmpi_knob(DMPI_KNOB_EAGER_MAX);
     /* Pieces of 4 KiB let the receiver copy one out while the sender
      * writes the next: 2 ranks, 16 KiB ping-pong 0.96 against 1.16 us with
      * 16 KiB pieces, bandwidth 0.86 against 0.99 us per message
      * (bench/sweep_env.sh DMPI_FRAG_MAX). */
     uint64_t frag_default = ring_bytes / 4 < 4096 ? ring_bytes / 4 : 4096;
-    dmpi_p2p.frag_max = (uint64_t)dmpi_env_long("DMPI_FRAG_MAX", (long)frag_default);
+    dmpi_p2p.frag_max = (uint64_t)dmpi_knob_or(DMPI_KNOB_FRAG_MAX, (long)frag_default);
     if (dmpi_p2p.frag_max > ring_bytes / 2) dmpi_p2p.frag_max = ring_bytes / 2;
     /* a packet's cell count is 16 bits */
     uint64_t frag_cap = DMPI_INLINE_BYTES + (uint64_t)(UINT16_MAX - 1) * DMPI_CELL;
     if (dmpi_p2p.frag_max > frag_cap) dmpi_p2p.frag_max = frag_cap;
     if (dmpi_p2p.frag_max < 1024) dmpi_p2p.frag_max = 1024;
+    dmpi_knob_set_effective(DMPI_KNOB_FRAG_MAX, (long)dmpi_p2p.frag_max);
     /* From a buffer in the shared heap, rendezvous is one memcpy that both
      * sides share (coop.c): 2 ranks, heap buffers, 16 KiB: bandwidth 0.43
      * against 0.79 us per message eager, ping-pong 1.02 against 0.98; 64
      * KiB ping-pong 2.64 against 4.75 (bench/dmpi_bench_pt2pt --alloc-mem). */
-    dmpi_p2p.heap_eager_max = (uint64_t)dmpi_env_long("DMPI_HEAP_EAGER_MAX", 8192);
+    dmpi_p2p.heap_eager_max = (uint64_t)dmpi_knob(DMPI_KNOB_HEAP_EAGER_MAX);
     /* A standard-mode send to a rank of the node up to local_max bytes is
      * not held up by a late receiver: after waiting late_ns its data is
      * moved aside and it completes (late.c, docs/design.md). 100 us: 2
@@ -246,37 +266,37 @@ int dmpi_p2p_init(void)
      * 3.38 / 3.24 us per message at 20 / 50 / 100 / 200 us (a window of
      * sends to a busy receiver gets moved needlessly), app_patterns latemix
      * 0.124 s up to 100 us, 0.141 s at 200. */
-    dmpi_p2p.local_max = (uint64_t)dmpi_env_long("DMPI_LOCAL_MAX", 65536);
-    dmpi_p2p.late_ns = dmpi_env_long("DMPI_LATE_US", 100) * 1000;
-    dmpi_p2p.coop_min = (uint64_t)dmpi_env_long("DMPI_COOP_MIN", 262144);
-    dmpi_p2p.coop_chunk = (uint64_t)dmpi_env_long("DMPI_COOP_CHUNK", 131072);
+    dmpi_p2p.local_max = (uint64_t)dmpi_knob(DMPI_KNOB_LOCAL_MAX);
+    apply_knob(DMPI_KNOB_LATE_US);
+    dmpi_p2p.coop_min = (uint64_t)dmpi_knob(DMPI_KNOB_COOP_MIN);
+    dmpi_p2p.coop_chunk = (uint64_t)dmpi_knob(DMPI_KNOB_COOP_CHUNK);
     if (dmpi_p2p.coop_chunk < 4096) dmpi_p2p.coop_chunk = 4096;
+    dmpi_knob_set_effective(DMPI_KNOB_COOP_CHUNK, (long)dmpi_p2p.coop_chunk);
     dmpi_tp.deliver = dmpi_rx_packet_linear;
-    dmpi_p2p.self_eager_max = (uint64_t)dmpi_env_long("DMPI_SELF_EAGER_MAX", 65536);
-    dmpi_p2p.offer_min = (uint64_t)dmpi_env_long("DMPI_OFFER_MIN", (long)dmpi_p2p.eager_max);
+    dmpi_p2p.self_eager_max = (uint64_t)dmpi_knob(DMPI_KNOB_SELF_EAGER_MAX);
+    dmpi_p2p.offer_min = (uint64_t)dmpi_knob_or(DMPI_KNOB_OFFER_MIN, (long)dmpi_p2p.eager_max);
     /* Spinning only pays when every rank can have a core; with more ranks
      * than cores, yielding at once measured 2-3x faster collectives than
      * 50 spins first (4 ranks on 2 cores). */
-    spin_limit = (unsigned)dmpi_env_long("DMPI_SPIN", dmpi_rt.crowded ? 0 : 4000);
-    yield_limit = (unsigned)dmpi_env_long("DMPI_YIELD", 1000);
+    apply_knob(DMPI_KNOB_SPIN);
+    apply_knob(DMPI_KNOB_YIELD);
     /* Polling calls: yield after this many empty polls in a row when cores
      * are contended. bench/app_patterns poll, 4 and 8 ranks on 2 cores,
      * medians of 3 alternating runs: after 1 empty poll 0.42 and 0.86 s,
      * after 4 0.54 and 0.83 s, after 16 0.99 and 1.56 s. */
-    dmpi_poll_yield_after = (unsigned)dmpi_env_long("DMPI_POLL_YIELD_AFTER", 1);
-    if (dmpi_poll_yield_after == 0) dmpi_poll_yield_after = 1;
+    apply_knob(DMPI_KNOB_POLL_YIELD_AFTER);
     /* Off by default: yielding because other work preempted us measured
      * far worse than spinning (2 ranks + 2 busy processes on 2 cores,
      * app_patterns alltosome 7.3 s against 0.36 s, latemix 2.8 against
      * 0.25 s): the yield hands the core to the busy process for a whole
      * time slice, while the peer we wait for runs on the other core. */
-    preempt.detect = dmpi_env_long("DMPI_PREEMPT_DETECT", 0) != 0;
+    preempt.detect = dmpi_knob(DMPI_KNOB_PREEMPT_DETECT) != 0;
     dmpi_poll_may_yield = dmpi_rt.crowded || preempt.detect;
-    preempt.sample_ns = dmpi_env_long("DMPI_PREEMPT_SAMPLE_US", 10000) * 1000;
-    preempt.share_pct = dmpi_env_long("DMPI_PREEMPT_SHARE", 5);
-    preempt.hold_ns = dmpi_env_long("DMPI_PREEMPT_HOLD_MS", 100) * 1000000;
-    preempt.gap_ns = dmpi_env_long("DMPI_PREEMPT_GAP_US", 2000) * 1000;
-    sleep_us = (unsigned)dmpi_env_long("DMPI_IDLE_SLEEP_US", 10);
+    preempt.sample_ns = dmpi_knob(DMPI_KNOB_PREEMPT_SAMPLE_US) * 1000;
+    preempt.share_pct = dmpi_knob(DMPI_KNOB_PREEMPT_SHARE);
+    preempt.hold_ns = dmpi_knob(DMPI_KNOB_PREEMPT_HOLD_MS) * 1000000;
+    preempt.gap_ns = dmpi_knob(DMPI_KNOB_PREEMPT_GAP_US) * 1000;
+    apply_knob(DMPI_KNOB_IDLE_SLEEP_US);
     return MPI_SUCCESS;
 }
 

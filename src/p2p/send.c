@@ -281,6 +281,7 @@ void dmpi_send_start(dmpi_request *r)
     int w = world_peer(r);
     r->proto_int[0] = w;
     if (w == dmpi_p2p.me) {
+        dmpi_pv_msg(DMPI_PV_SELF, (uint64_t)r->bytes);
         dmpi_self_send(r, data);
         return;
     }
@@ -314,6 +315,10 @@ void dmpi_send_start(dmpi_request *r)
     }
     if (r->proto_int[2] == 1) r->proto_int[1] |= DMPI_TXW_DONE;
     else if (r->mode == DMPI_MODE_SYNC) r->proto_int[1] |= DMPI_TXW_ACK;
+    static const int8_t pv_of[2][3] = {
+        {DMPI_PV_EAGER_NET, DMPI_PV_RNDV_NET, DMPI_PV_RNDV_NET},
+        {DMPI_PV_EAGER_SHM, DMPI_PV_RNDV_SHM, DMPI_PV_OFFER_SHM}};
+    dmpi_pv_msg(pv_of[dmpi_p2p_on_node(w)][r->proto_int[2]], bytes);
     enqueue(w, r);
 }
 
@@ -376,6 +381,7 @@ bool dmpi_send_immediate(const void *buf, MPI_Count count, dmpi_datatype *dt, in
     p->len = bytes;
     p->cookie = 0;
     dmpi_tp_publish(w, p, cells);
+    dmpi_pv_msg(dmpi_p2p_on_node(w) ? DMPI_PV_EAGER_SHM : DMPI_PV_EAGER_NET, bytes);
     return true;
 }
 

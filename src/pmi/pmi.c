@@ -9,6 +9,7 @@
  *                                       else PMI-1 (pmi1.c negotiates)
  *   none of these                       singleton: rank 0 of 1 */
 #include "pmi.h"
+#include "core/knob.h"
 #include "pmi_backend.h"
 #include "pmi_wire.h"
 
@@ -74,7 +75,8 @@ const char *dmpi_pmi_error(void)
 
 int dmpi_pmi_timeout_ms(void)
 {
-    const char *e = getenv("DMPI_PMI_TIMEOUT");
+    char kb[DMPI_KNOB_STR_MAX];
+    const char *e = dmpi_knob_str(DMPI_KNOB_PMI_TIMEOUT, kb);
     int s = 300;
     if (e && *e && (dmpi_pmi_parse_int(e, &s) != 0 || s < 0)) s = 300;
     if (s == 0 || s > 2000000) return -1;
@@ -214,7 +216,9 @@ static const dmpi_pmi_backend *connect_fd(void)
 
 static int connect_launcher(void)
 {
-    const char *force = getenv("DMPI_PMI");
+    char kb[DMPI_KNOB_STR_MAX];
+    const char *force = dmpi_knob_str(DMPI_KNOB_PMI, kb);
+    if (force && strcmp(force, "auto") == 0) force = NULL;
     if (force && *force && strcmp(force, "pmix") != 0 && strcmp(force, "pmi1") != 0 &&
         strcmp(force, "pmi2") != 0 && strcmp(force, "singleton") != 0) {
         dmpi_pmi_fail("DMPI_PMI='%.20s': expected pmix, pmi2, pmi1 or singleton", force);
@@ -436,10 +440,13 @@ int dmpi_pmi_fd(void)
 
 bool dmpi_pmi_peer_watch(void)
 {
-    const char *e = getenv("DMPI_PEER_WATCH");
-    if (e && *e) return strcmp(e, "0") != 0;
-    const char *l = dmpi_pmi_launcher();
-    return strcmp(l, "PMI-2") == 0 || strcmp(l, "PMIx") == 0;
+    long w = dmpi_knob_or(DMPI_KNOB_PEER_WATCH, -1);
+    if (w < 0) {
+        const char *l = dmpi_pmi_launcher();
+        w = strcmp(l, "PMI-2") == 0 || strcmp(l, "PMIx") == 0;
+        dmpi_knob_set_effective(DMPI_KNOB_PEER_WATCH, w);
+    }
+    return w != 0;
 }
 
 bool dmpi_pmi_is_singleton(void)

@@ -4,6 +4,7 @@
  * dmpi_pmi_fd_connect sends the PMI-1 "init" line offering PMI-2 and hands
  * over to pmi2.c when the launcher accepts, else re-offers PMI-1. */
 #include "pmi_backend.h"
+#include "core/knob.h"
 #include "pmi_sock.h"
 #include "pmi_wire.h"
 
@@ -181,7 +182,8 @@ const dmpi_pmi_backend *dmpi_pmi_fd_connect(int fd, dmpi_pmi_job *job)
 {
     p1.fd = fd;
     dmpi_pmi_reader_init(&p1.rd);
-    const char *force = getenv("DMPI_PMI");
+    char kb[DMPI_KNOB_STR_MAX];
+    const char *force = dmpi_knob_str(DMPI_KNOB_PMI, kb);
     bool want1 = force && strcmp(force, "pmi1") == 0, want2 = force && strcmp(force, "pmi2") == 0;
     if (!want1) {
         int r = offer(2, "PMI-2");

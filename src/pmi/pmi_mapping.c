@@ -9,6 +9,7 @@
  * tests: ranks of one host then talk over the network transport). */
 #include "pmi/pmi.h"
 #include "pmi/pmi_backend.h"
+#include "core/knob.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -80,7 +81,8 @@ int dmpi_pmi_apply_mapping(const long (*blk)[3], int nblk, int size, int *node_o
 int dmpi_pmi_node_ids(int size, int *node_of)
 {
     char text[8192];
-    const char *forced = getenv("DMPI_PROCESS_MAPPING");
+    char kb[DMPI_KNOB_STR_MAX];
+    const char *forced = dmpi_knob_str(DMPI_KNOB_PROCESS_MAPPING, kb);
     if (forced && *forced) {
         if (dmpi_pmi_parse_mapping(forced, size, node_of) == 0) return 0;
         dmpi_pmi_fail("DMPI_PROCESS_MAPPING='%.60s' is not a process mapping", forced);

@@ -251,7 +251,7 @@ static int by_request(dmpi_win *w, int t, bool put, uintptr_t taddr, MPI_Count t
 static long inline_max(void)
 {
     static long max = -1;
-    if (max < 0) max = dmpi_env_long("DMPI_RMA_NET_INLINE", 4096);
+    if (max < 0) max = dmpi_knob(DMPI_KNOB_RMA_NET_INLINE);
     return max;
 }
 

@@ -8,6 +8,7 @@
 #include "transport/ofi/ofi.h"
 
 #include "core/dmpi.h"
+#include "core/pvar.h"
 #include "pmi/pmi.h"
 
 #include <stdio.h>
@@ -55,8 +56,9 @@ static bool names_iface(const struct fi_info *i, const char *iface)
 
 static struct fi_info *choose(struct fi_info *all)
 {
-    const char *iface = getenv("DMPI_OFI_IFACE");
-    if (iface && *iface) {
+    char kb[DMPI_KNOB_STR_MAX];
+    const char *iface = dmpi_knob_str(DMPI_KNOB_OFI_IFACE, kb);
+    if (iface) {
         for (struct fi_info *i = all; i; i = i->next)
             if (names_iface(i, iface)) return i;
         return NULL;
@@ -179,7 +181,7 @@ const dmpi_tp_ops *dmpi_ofi_open(int me, int nprocs, const int *node_of)
      * providers start; a value the user gave wins. */
     char rxm_buf[32];
     snprintf(rxm_buf, sizeof rxm_buf, "%ld",
-             DMPI_CELL + dmpi_env_long("DMPI_OFI_FRAG_MAX", 65536) + 64);
+             DMPI_CELL + dmpi_knob(DMPI_KNOB_OFI_FRAG_MAX) + 64);
     setenv("FI_OFI_RXM_BUFFER_SIZE", rxm_buf, 0);
     char why[300];
     if (dmpi_ofi_load(why, sizeof why) != 0) {
@@ -190,7 +192,8 @@ const dmpi_tp_ops *dmpi_ofi_open(int me, int nprocs, const int *node_of)
     if (!hints) return NULL;
     int rc = fi_getinfo(FI_VERSION(1, 9), NULL, NULL, 0, hints, &all);
     fi_freeinfo(hints);
-    const char *iface = getenv("DMPI_OFI_IFACE");
+    char kb[DMPI_KNOB_STR_MAX];
+    const char *iface = dmpi_knob_str(DMPI_KNOB_OFI_IFACE, kb);
     struct fi_info *pick = rc == 0 ? choose(all) : NULL;
     if (!pick) {
         fprintf(stderr,
@@ -215,9 +218,9 @@ const dmpi_tp_ops *dmpi_ofi_open(int me, int nprocs, const int *node_of)
          * after it (FI_ORDER_SAW); DMPI_OFI_RTR=0 turns them off. */
         ofi_ops_tuned.write_then_send = (o->info->tx_attr->msg_order & FI_ORDER_SAW) != 0;
         ofi_ops_tuned.push_by_write = ofi_ops_tuned.write_then_send &&
-                                      dmpi_env_long("DMPI_OFI_RTR", 1);
-        ofi_ops_tuned.eager_max = (uint64_t)dmpi_env_long("DMPI_OFI_EAGER_MAX", 65536);
-        ofi_ops_tuned.frag_max = (uint64_t)dmpi_env_long("DMPI_OFI_FRAG_MAX", 65536);
+                                      dmpi_knob(DMPI_KNOB_OFI_RTR);
+        ofi_ops_tuned.eager_max = (uint64_t)dmpi_knob(DMPI_KNOB_OFI_EAGER_MAX);
+        ofi_ops_tuned.frag_max = (uint64_t)dmpi_knob(DMPI_KNOB_OFI_FRAG_MAX);
         if (ofi_ops_tuned.frag_max < 4096) ofi_ops_tuned.frag_max = 4096;
         uint64_t cell_cap = DMPI_INLINE_BYTES + (uint64_t)(UINT16_MAX - 1) * DMPI_CELL;
         if (ofi_ops_tuned.frag_max > cell_cap) ofi_ops_tuned.frag_max = cell_cap; /* 16-bit cell count */
@@ -230,7 +233,7 @@ const dmpi_tp_ops *dmpi_ofi_open(int me, int nprocs, const int *node_of)
                 o->info->fabric_attr->prov_name, o->info->domain_attr->name, fi_strerror(-rc));
         return NULL;
     }
-    if (dmpi_env_long("DMPI_OFI_VERBOSE", 0) && me == 0)
+    if (dmpi_knob(DMPI_KNOB_OFI_VERBOSE) && me == 0)
         fprintf(stderr, "dmpi: network: libfabric %s on %s (%s), eager up to %llu bytes\n",
                 o->info->fabric_attr->prov_name, o->info->domain_attr->name,
                 o->info->fabric_attr->name, (unsigned long long)ofi_ops_tuned.eager_max);
@@ -245,13 +248,14 @@ static void ofi_finalize(void)
     o->ep = NULL;
     dmpi_ofi_io_finalize();
     dmpi_ofi_mr_finalize();
-    if (dmpi_env_long("DMPI_OFI_STATS", 0))
+    if (dmpi_knob(DMPI_KNOB_OFI_STATS))
         fprintf(stderr,
                 "dmpi: rank %d: network: %llu rendezvous reads (sender first), %llu writes "
                 "(receiver first); registration cache: %llu hits, %llu misses, %llu evicted\n",
                 o->me, (unsigned long long)o->reads, (unsigned long long)o->writes,
-                (unsigned long long)o->mr_hits, (unsigned long long)o->mr_misses,
-                (unsigned long long)o->mr_evictions);
+                (unsigned long long)dmpi_pv_get(DMPI_PV_MR_HITS),
+                (unsigned long long)dmpi_pv_get(DMPI_PV_MR_MISSES),
+                (unsigned long long)dmpi_pv_get(DMPI_PV_MR_EVICTIONS));
     if (o->av) fi_close(&o->av->fid);
     if (o->cq) fi_close(&o->cq->fid);
     if (o->domain) fi_close(&o->domain->fid);

@@ -89,7 +89,7 @@ typedef struct ofi_state {
     /* registration cache */
     ofi_mr *mrs;
     int nmrs;
-    uint64_t mr_clock, mr_hits, mr_misses, mr_evictions, next_key;
+    uint64_t mr_clock, next_key; /* hits, misses, evictions: core/pvar.h */
     uint64_t reads, writes;  /* rendezvous transfers, for DMPI_OFI_STATS */
 } ofi_state;
 

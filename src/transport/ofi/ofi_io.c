@@ -149,7 +149,7 @@ int dmpi_ofi_io_init(void)
     o->rx_seq = calloc((size_t)o->nprocs, sizeof *o->rx_seq);
     o->early = calloc((size_t)o->nprocs, sizeof *o->early);
     if (!o->tx_seq || !o->rx_seq || !o->early) return -FI_ENOMEM;
-    o->nrecv = (int)dmpi_env_long("DMPI_OFI_RECV_BUFS", 64);
+    o->nrecv = (int)dmpi_knob(DMPI_KNOB_OFI_RECV_BUFS);
     if (o->nrecv < 4) o->nrecv = 4;
     size_t rx_max = o->info->rx_attr ? o->info->rx_attr->size : 0; /* the provider's queue */
     if (rx_max && (size_t)o->nrecv > rx_max) o->nrecv = (int)rx_max;

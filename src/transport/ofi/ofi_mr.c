@@ -19,6 +19,7 @@
 #include "transport/ofi/ofi.h"
 
 #include "core/dmpi.h"
+#include "core/pvar.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -30,7 +31,7 @@ static long cache_limit(void)
 {
     static long limit = -1;
     if (limit < 0) {
-        limit = dmpi_env_long("DMPI_OFI_MR_CACHE", 64);
+        limit = dmpi_knob(DMPI_KNOB_OFI_MR_CACHE);
         const char *prov = dmpi_ofi.info->fabric_attr->prov_name;
         bool software = prov && (strstr(prov, "tcp") == prov || strstr(prov, "sockets") == prov ||
                                  strstr(prov, "udp") == prov);
@@ -72,7 +73,7 @@ static void trim(long keep)
         if (idle <= keep || !oldest) return;
         unlink_entry(oldest);
         close_entry(oldest);
-        dmpi_ofi.mr_evictions++;
+        dmpi_pv_add(DMPI_PV_MR_EVICTIONS, 1);
     }
 }
 
@@ -86,11 +87,11 @@ ofi_mr *dmpi_ofi_mr_get(const void *p, uint64_t n, uint64_t access)
         if (m->lo <= lo && m->hi >= hi && (m->access & access) == access) {
             m->refs++;
             m->last_use = ++o->mr_clock;
-            o->mr_hits++;
+            dmpi_pv_add(DMPI_PV_MR_HITS, 1);
             return m;
         }
     }
-    o->mr_misses++;
+    dmpi_pv_add(DMPI_PV_MR_MISSES, 1);
     ofi_mr *m = calloc(1, sizeof *m);
     if (!m) dmpi_abort_job(1, "dmpi: rank %d: out of memory registering memory", o->me);
     m->lo = lo;

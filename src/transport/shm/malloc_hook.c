@@ -18,12 +18,12 @@ static void release(void *p)
 
 void dmpi_heap_offer_malloc(void)
 {
-    if (!dmpi_heap.enabled || !dmpi_env_long("DMPI_SHM_MALLOC", 1)) return;
+    if (!dmpi_heap.enabled || !dmpi_knob(DMPI_KNOB_SHM_MALLOC)) return;
     void *sym = dlsym(RTLD_DEFAULT, DMPI_MALLOC_ATTACH_SYMBOL);
     if (!sym) return;
     dmpi_malloc_attach_fn *attach;
     memcpy(&attach, &sym, sizeof attach); /* object pointer to function pointer */
-    long min = dmpi_env_long("DMPI_SHM_MALLOC_MIN", 65536);
+    long min = dmpi_knob(DMPI_KNOB_SHM_MALLOC_MIN);
     ops = (dmpi_malloc_ops){
         .version = DMPI_MALLOC_HOOK_VERSION,
         .min_bytes = min < 1 ? 1 : (size_t)min,

@@ -71,7 +71,7 @@ static int map_segment(int rank, int size, size_t *bytes_out)
 {
     char name[128];
     seg_name(name, sizeof name);
-    uint32_t cells = (uint32_t)dmpi_env_long("DMPI_SHM_RING_CELLS", size <= 16 ? 1024 : 256);
+    uint32_t cells = (uint32_t)dmpi_knob_or(DMPI_KNOB_SHM_RING_CELLS, size <= 16 ? 1024 : 256);
     if (cells < 64 || (cells & (cells - 1))) cells = 1024;
     size_t hdr = align_up(sizeof(seg_hdr) + (size_t)size * sizeof(rank_rec), 4096);
     size_t ring_bytes = sizeof(dmpi_ring_ctl) + (size_t)cells * DMPI_CELL;
@@ -101,7 +101,7 @@ static int map_segment(int rank, int size, size_t *bytes_out)
         h->offers_off = hdr;
         h->rings_off = hdr + offers;
         h->ring_bytes = ring_bytes;
-        h->heap_size = (uint64_t)dmpi_env_long("DMPI_SHM_HEAP_MB", 1024) << 20;
+        h->heap_size = (uint64_t)dmpi_knob(DMPI_KNOB_SHM_HEAP_MB) << 20;
         h->heap_addr = size > 1 ? dmpi_heap_create(h->heap_size) : 0;
         h->heap_size = dmpi_heap.size; /* it may have been cut to fit /dev/shm */
         atomic_thread_fence(memory_order_release);
@@ -212,7 +212,7 @@ int dmpi_shm_init(int rank, int size, const int *world_of, int node)
         if (sh->heap_addr) dmpi_heap_unlink();
     }
     int cma = size == 1 || probe_cma((rank + 1) % size);
-    if (dmpi_env_long("DMPI_NO_CMA", 0)) cma = 0;
+    if (dmpi_knob(DMPI_KNOB_NO_CMA)) cma = 0;
     atomic_store(&rec(rank)->cma_ok, cma);
     if (dmpi_pmi_barrier() != 0) return -EPIPE;
     dmpi_shm.cma_ok = true;
