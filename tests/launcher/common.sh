@@ -1,9 +1,11 @@
 # Sourced by test_launcher.sh, test_hosts.sh and test_slurm_env.sh: the
-# helper program (tests/launcher/pmi_prog.c with the PMI client, built with
-# cc into $TMP, its path in $P) and the case counters. Needs SRC, TMP;
+# helper program (tests/launcher/pmi_prog.c with the PMI client and the
+# knob table it reads DMPI_PMI* through, src/core/knob.c, built with cc
+# into $TMP, its path in $P) and the case counters. Needs SRC, TMP;
 # LABEL prefixes each case's name.
 P=$TMP/pmi_prog
-${CC:-cc} -std=c11 -O1 -D_GNU_SOURCE -Wall -I"$SRC/src/pmi" "$SRC/tests/launcher/pmi_prog.c" \
+${CC:-cc} -std=c11 -O1 -D_GNU_SOURCE -Wall -I"$SRC/src/pmi" -I"$SRC/src" -I"$SRC/include" \
+    "$SRC/tests/launcher/pmi_prog.c" "$SRC"/src/core/knob.c \
     "$SRC"/src/pmi/pmi.c "$SRC"/src/pmi/pmi1.c "$SRC"/src/pmi/pmi2.c \
     "$SRC"/src/pmi/pmi_sock.c "$SRC"/src/pmi/pmi_wire.c -o "$P" -pthread || {
     echo "FAIL: cannot build the helper program"
