@@ -6,8 +6,8 @@
 #     dmpi) from <build>/lib/pkgconfig runs without LD_LIBRARY_PATH;
 #  3. mpicc / mpicxx: -show and -showme:* forms, MPICC_CC override, rpath;
 #  4. a `cmake --install` into a temporary prefix that is then moved: its
-#     mpicc, mpi.pc and dmpi-info still work, and the example builds
-#     against it through MPI_HOME;
+#     mpicc, mpi.pc, dmpi-info and dmpi-info --mpit still work, and the
+#     example builds against it through MPI_HOME;
 #  5. Fortran, when dmpi was built with its Fortran bindings
 #     (DMPI_HAVE_FORTRAN; otherwise one SKIP line): mpifort / mpif90 /
 #     mpif77 -show forms, programs using mpif.h, use mpi and use mpi_f08
@@ -254,6 +254,10 @@ if [ -f "$build/cmake_install.cmake" ]; then
             { grep -q "DMPI_EAGER_MAX" "$tmp/out" && grep -q "$p/lib/libmpi_abi.so.1" "$tmp/out" &&
                 pass "installed dmpi-info lists variables and the moved library" ||
                 fail "installed dmpi-info output: $(head -n 30 "$tmp/out")"; }
+        run "installed dmpi-info --mpit" "$p/bin/dmpi-info" --mpit &&
+            { grep -Eq "^  DMPI_EAGER_MAX += 32768" "$tmp/out" && grep -q "dmpi_send_eager_shm" "$tmp/out" &&
+                pass "installed dmpi-info --mpit lists control and performance variables" ||
+                fail "installed dmpi-info --mpit output: $(head -n 30 "$tmp/out")"; }
         example "installed, MPI_HOME" "$tmp/ex-inst" -DMPI_HOME="$p"
         [ $fortran = 1 ] && fortran_installed "$p"
     fi
@@ -269,6 +273,14 @@ if grep -Eq "^  DMPI_EAGER_MAX +4k " "$tmp/out" && grep -q "DMPI_NO_SUCH_KNOB .*
     pass "dmpi-info --env shows current values and flags unknown DMPI_* variables"
 else
     fail "dmpi-info --env:"; sed 's/^/    | /' "$tmp/out"
+fi
+
+DMPI_EAGER_MAX=4k DMPI_PMI=pmi1 "$build/bin/dmpi-info" --mpit >"$tmp/out" 2>&1
+if grep -Eq "^  DMPI_EAGER_MAX += 4096 " "$tmp/out" && grep -Eq "^  DMPI_PMI += 3 \(pmi1\)" "$tmp/out" &&
+    grep -q "^category dmpi_p2p" "$tmp/out"; then
+    pass "dmpi-info --mpit shows control variables with their values (MPI_T)"
+else
+    fail "dmpi-info --mpit:"; sed 's/^/    | /' "$tmp/out"
 fi
 
 echo "test_cmake_pkgconfig: $fails failed"
