@@ -50,6 +50,17 @@
               "messages in the unexpected queue now")                                           \
     DMPI_PVAR(UNEXP_MAX, "dmpi_unexpected_queue_max", HIGHWATERMARK, P2P, TUNER_BASIC,           \
               "most messages the unexpected queue held at once")                                \
+    DMPI_PVAR(COPY_HEAP, "dmpi_shm_copy_heap", COUNTER, SHM, TUNER_DETAIL,                       \
+              "single copies with a rank of the node done by memcpy (the other buffer in the "  \
+              "shared heap): rendezvous reads, offer writes, cooperative chunks, one-copy "     \
+              "collectives")                                                                     \
+    DMPI_PVAR(COPY_HEAP_BYTES, "dmpi_shm_copy_heap_bytes", COUNTER, SHM, TUNER_DETAIL,           \
+              "bytes of those copies")                                                           \
+    DMPI_PVAR(COPY_CMA, "dmpi_shm_copy_cma", COUNTER, SHM, TUNER_DETAIL,                         \
+              "single copies with a rank of the node done by a system call (CMA: "             \
+              "process_vm_readv / process_vm_writev)")                                          \
+    DMPI_PVAR(COPY_CMA_BYTES, "dmpi_shm_copy_cma_bytes", COUNTER, SHM, TUNER_DETAIL,             \
+              "bytes of those copies")                                                           \
     DMPI_PVAR(MR_HITS, "dmpi_ofi_mr_cache_hits", COUNTER, NET, TUNER_DETAIL,                     \
               "network memory registrations found in the cache (DMPI_OFI_MR_CACHE)")           \
     DMPI_PVAR(MR_MISSES, "dmpi_ofi_mr_cache_misses", COUNTER, NET, TUNER_DETAIL,                 \

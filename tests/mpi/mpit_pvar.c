@@ -144,7 +144,13 @@ int main(int argc, char **argv)
     MPI_CHK(MPI_T_pvar_session_create(&s2));
     MPI_T_pvar_handle sent[NSENT], posted, unexp, level, hwm, other;
     int have = 0;
-    for (int i = 0; i < NSENT; i++) have += (sent[i] = counter(s, sent_msgs[i], MPI_T_PVAR_CLASS_COUNTER)) != NULL;
+    MPI_T_pvar_handle sentb[NSENT]; /* the bytes of each */
+    for (int i = 0; i < NSENT; i++) {
+        char bname[64];
+        snprintf(bname, sizeof bname, "%s_bytes", sent_msgs[i]);
+        have += (sent[i] = counter(s, sent_msgs[i], MPI_T_PVAR_CLASS_COUNTER)) != NULL;
+        have += (sentb[i] = counter(s, bname, MPI_T_PVAR_CLASS_COUNTER)) != NULL;
+    }
     posted = counter(s, "dmpi_match_posted", MPI_T_PVAR_CLASS_COUNTER);
     unexp = counter(s, "dmpi_match_unexpected", MPI_T_PVAR_CLASS_COUNTER);
     level = counter(s, "dmpi_unexpected_queue", MPI_T_PVAR_CLASS_LEVEL);
@@ -153,7 +159,7 @@ int main(int argc, char **argv)
 
     int to = (t_rank + 1) % t_size, from = (t_rank + t_size - 1) % t_size;
     double x[N];
-    if (have == NSENT) {
+    if (have == 2 * NSENT) {
         /* stopped counters do not count */
         for (int i = 0; i < NSENT; i++) CHECK(rd(s, sent[i]) == 0, "%s counted while stopped", sent_msgs[i]);
         MPI_CHK(MPI_T_pvar_start(s, MPI_T_PVAR_ALL_HANDLES));
@@ -166,6 +172,9 @@ int main(int argc, char **argv)
         unsigned long long total = 0;
         for (int i = 0; i < NSENT; i++) total += rd(s, sent[i]);
         CHECK(total >= N, "%llu messages counted, %d sent", total, N);
+        unsigned long long bytes = 0;
+        for (int i = 0; i < NSENT; i++) bytes += rd(s, sentb[i]);
+        CHECK(bytes >= N * sizeof(double), "%llu bytes counted, %zu sent", bytes, N * sizeof(double));
         unsigned long long matched = rd(s, posted) + rd(s, unexp);
         CHECK(matched >= N, "%llu matches counted, %d received", matched, N);
         /* N messages that come before their receives */

@@ -2,6 +2,7 @@
  * memcpy when the peer's buffer lies in the shared heap (mapped at the same
  * address everywhere), else one process_vm_readv/writev (CMA). */
 #include "core/dmpi.h"
+#include "core/pvar.h"
 #include "transport/shm/heap.h"
 #include "transport/shm/shm.h"
 
@@ -13,10 +14,12 @@ void dmpi_copy_with_peer(bool from_peer, int peer, void *local, uint64_t remote,
 {
     if (n == 0) return;
     if (dmpi_heap_contains(remote, n) || peer == dmpi_shm.world_of[dmpi_shm.rank]) {
+        dmpi_pv_msg(DMPI_PV_COPY_HEAP, n);
         if (from_peer) memcpy(local, (const void *)(uintptr_t)remote, n);
         else memcpy((void *)(uintptr_t)remote, local, n);
         return;
     }
+    dmpi_pv_msg(DMPI_PV_COPY_CMA, n);
     for (uint64_t done = 0; done < n;) {
         struct iovec l = {(char *)local + done, n - done};
         struct iovec r = {(void *)(uintptr_t)(remote + done), n - done};
