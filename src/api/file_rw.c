@@ -16,6 +16,7 @@
 #include "api/file_api.h"
 #include "coll/coll.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -71,6 +72,11 @@ static int io_op(MPI_File fh, int how, bool wr, bool coll, int form, MPI_Offset 
                 "a file opened with MPI_MODE_SEQUENTIAL has only the shared file pointer");
     DMPI_FCHECK(f, how != AT || offset >= 0, MPI_ERR_ARG, fn, "negative offset %lld",
                 (long long)offset);
+    DMPI_FCHECK(f, dt->size == 0 || count <= INT64_MAX / dt->size, MPI_ERR_COUNT, fn,
+                "count %lld of %lld-byte elements is too large", (long long)count,
+                (long long)dt->size);
+    DMPI_FCHECK(f, offset <= INT64_MAX / 2 / f->etype->size, MPI_ERR_ARG, fn,
+                "offset %lld is too large", (long long)offset);
     DMPI_FCHECK(f, form != BEGIN || !f->split, MPI_ERR_OTHER, fn,
                 "a split collective is already active on this file");
     char why[IO_WHY] = "";
