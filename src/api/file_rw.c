@@ -4,10 +4,12 @@
  * and coordination (independent, collective), in int and large-count (_c)
  * forms, all through one function, io_op.
  *
- * Collective calls are done by each process on its own (no two-phase
- * aggregation yet, docs/io.md); a blocking collective write ends with a
- * barrier, so that data written by a collective call is in the file for
- * every process once any of them returns. Ordered calls agree on each
+ * Blocking and split collective calls at explicit offsets or the
+ * individual pointers go through two-phase aggregation (io/twophase.c)
+ * when the processes' pieces interleave; otherwise each process does its
+ * own access, and a blocking collective write ends with a barrier, so that
+ * data written by a collective call is in the file for every process once
+ * any of them returns. Nonblocking collectives are always done alone. Ordered calls agree on each
  * process's offset with an allgather of the counts, and the first process
  * moves the shared pointer past the whole group's data. Nonblocking calls
  * do their work at once and return a completed request carrying the
@@ -95,11 +97,17 @@ static int io_op(MPI_File fh, int how, bool wr, bool coll, int form, MPI_Offset 
         int orc = ordered_offset(f, rc == MPI_SUCCESS ? total / esize : 0, &at, why);
         if (rc == MPI_SUCCESS) rc = orc;
     }
-    if (rc == MPI_SUCCESS)
+    int two = -1; /* two-phase collective access, when it pays */
+    if (coll && form != NONBLOCK && (how == AT || how == INDIV)) {
+        two = dmpi_io_coll(f, wr, at, buf, count, dt, rc == MPI_SUCCESS, &bytes, why);
+        if (two != -1 && rc == MPI_SUCCESS) rc = two;
+    }
+    if (two == -1 && rc == MPI_SUCCESS)
         rc = wr ? dmpi_io_write(f, at, buf, count, dt, &bytes, why)
                 : dmpi_io_read(f, at, buf, count, dt, &bytes, why);
     if (how == INDIV) f->pos = at + bytes / esize;
-    if (coll && wr && form == BLOCK && f->comm->size > 1) dmpi_coll_barrier(f->comm);
+    if (two == -1 && coll && wr && form == BLOCK && f->comm->size > 1)
+        dmpi_coll_barrier(f->comm);
     MPI_Status st;
     dmpi_status_empty(&st);
     dmpi_status_set_bytes(&st, bytes);

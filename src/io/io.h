@@ -116,6 +116,14 @@ int dmpi_io_write(dmpi_file *f, MPI_Offset off, const void *buf, MPI_Count count
 ssize_t dmpi_io_pread_full(int fd, void *buf, size_t len, off_t off);
 ssize_t dmpi_io_pwrite_full(int fd, const void *buf, size_t len, off_t off);
 
+/* ---- two-phase collective access (twophase.c). Collective over the
+ * file's group: every process calls it for the same collective call (ok
+ * false: this one takes part with no data). Returns -1 when the call is
+ * better done by each process on its own (then nothing happened), else the
+ * agreed class, with *bytes as dmpi_io_read/write give it. */
+int dmpi_io_coll(dmpi_file *f, bool wr, MPI_Offset off, void *buf, MPI_Count count,
+                 dmpi_datatype *dt, bool ok, MPI_Count *bytes, char *why);
+
 /* ---- shared file pointer (shared.c), in etypes */
 /* Made at open by the first member, opened by the others (collective):
  * the side file is unlinked as soon as every member has it open. */
