@@ -10,8 +10,9 @@
  * transfers and EINTR. A read stops at the end of file. In atomic mode the
  * access holds an fcntl lock on the file (shared for reads, exclusive for
  * writes), so concurrent accesses by other processes are serialised.
- * Nothing here is optimised yet: no data sieving, no coalescing of pieces
- * into one vector call, no two-phase collective buffering (docs/io.md). */
+ * Reads of dense noncontiguous pieces read their span once (data
+ * sieving); writes go piece by piece. Collective calls may go through
+ * two-phase aggregation first (twophase.c, docs/io.md). */
 #include "io/io.h"
 
 #include <errno.h>
@@ -70,6 +71,33 @@ static void atomic_lock(dmpi_file *f, short type)
     }
 }
 
+/* Data sieving for reads: n > 1 pieces that cover at least half of their
+ * span, which fits the staging size, are read with one pread of the span.
+ * Returns the bytes copied to mem (short at end of file), -1 with errno, or
+ * -2 when sieving does not apply. */
+static MPI_Offset sieve_read(dmpi_file *f, const MPI_Offset *off, const MPI_Offset *plen, int n,
+                             MPI_Offset cov, char *mem)
+{
+    MPI_Offset lo = off[0], span = off[n - 1] + plen[n - 1] - lo;
+    if (n < 2 || span > (MPI_Offset)stage_bytes() || cov * 2 < span) return -2;
+    char *s = malloc((size_t)span);
+    if (!s) return -2;
+    ssize_t got = dmpi_io_pread_full(f->fd, s, (size_t)span, lo);
+    MPI_Offset done = 0;
+    for (int i = 0; got >= 0 && i < n; i++) {
+        MPI_Offset at = off[i] - lo, avail = got - at;
+        if (avail > plen[i]) avail = plen[i];
+        if (avail <= 0) break;
+        memcpy(mem + done, s + at, (size_t)avail);
+        done += avail;
+        if (avail < plen[i]) break;
+    }
+    int e = errno;
+    free(s);
+    errno = e;
+    return got < 0 ? -1 : done;
+}
+
 /* Moves stream bytes [vpos, vpos+len) between mem and the file. Returns
  * the bytes moved (fewer at end of file for reads) or -1 with errno. */
 static MPI_Offset move(dmpi_file *f, bool wr, MPI_Offset vpos, char *mem, MPI_Offset len)
@@ -79,6 +107,13 @@ static MPI_Offset move(dmpi_file *f, bool wr, MPI_Offset vpos, char *mem, MPI_Of
         MPI_Offset cov;
         int n = dmpi_view_map(f, vpos + done, len - done, off, plen, NPIECE, &cov);
         if (n <= 0) break;
+        MPI_Offset sv = wr ? -2 : sieve_read(f, off, plen, n, cov, mem + done);
+        if (sv == -1) return done == 0 ? -1 : done;
+        if (sv >= 0) {
+            done += sv;
+            if (sv < cov) return done;
+            continue;
+        }
         for (int i = 0; i < n; i++) {
             ssize_t got = wr ? dmpi_io_pwrite_full(f->fd, mem + done, (size_t)plen[i], off[i])
                              : dmpi_io_pread_full(f->fd, mem + done, (size_t)plen[i], off[i]);

@@ -107,6 +107,12 @@ static void holes(const char *path)
             CHECK(0, "noncontiguous read at %d: %d %d", i, dst[2 * i], dst[2 * i + 1]);
             break;
         }
+    /* a read through the holes that runs past the end of file: 5 of 10 */
+    MPI_CHK(MPI_File_read_at(fh, n - 5, dst, 10, MPI_INT, &st));
+    MPI_Get_count(&st, MPI_INT, &cnt);
+    CHECK(cnt == 5, "read past the end through holes: count %d, want 5", cnt);
+    for (int i = 0; i < 5 && cnt == 5; i++)
+        CHECK(dst[i] == val(t_rank, n - 5 + i), "tail [%d] = %d", i, dst[i]);
     /* the whole file in plain order */
     MPI_CHK(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "native", MPI_INFO_NULL));
     int total = n * t_size, *all = t_malloc(sizeof(int) * total);
