@@ -12,9 +12,10 @@
  * falling in a's k-th window, and for writes the data, which is one
  * contiguous slice of its stream (stream order is file order). A writing
  * aggregator assembles the window and writes it with one pwrite (reading
- * it first when the pieces leave holes, unless they cover under half of it:
- * then each piece is written alone); a reading aggregator reads the
- * window's span once (data sieving) and sends each process its slice.
+ * it first when the pieces leave holes, unless they cover under half of it
+ * or the file is write-only: then each gapless run is written alone); a
+ * reading aggregator reads the window's span once (data sieving) and sends
+ * each process its slice.
  *
  * Used only for the native representation outside atomic mode; the choice
  * (DMPI_IO_CB, hints romio_cb_write/romio_cb_read) is the same on every
@@ -90,7 +91,10 @@ static int cmp_entry(const void *a, const void *b)
     return x->src - y->src;
 }
 
-/* Writes the window's entries (sorted). buf holds cap bytes. */
+/* Writes the window's entries (sorted). buf holds cap bytes. Gapless
+ * entries go out as one pwrite; with holes, the window is read first and
+ * written whole when the entries cover at least half of it and the file
+ * can be read, else each gapless run is written alone. */
 static int write_window(dmpi_file *f, entry *e, int n, char *buf, MPI_Offset cap)
 {
     MPI_Offset lo = e[0].off, hi = lo, covered = 0;
@@ -101,18 +105,30 @@ static int write_window(dmpi_file *f, entry *e, int n, char *buf, MPI_Offset cap
         covered += end > hi ? end - (e[i].off > hi ? e[i].off : hi) : 0;
         if (end > hi) hi = end;
     }
-    if (hi - lo > cap || (gaps && covered * 2 < hi - lo)) {
+    if (hi - lo > cap) { /* cannot happen: windows are at most cap bytes */
         for (int i = 0; i < n; i++)
             if (dmpi_io_pwrite_full(f->fd, e[i].data, (size_t)e[i].len, e[i].off) < 0) return errno;
         return 0;
     }
-    if (gaps) {
+    bool rmw = gaps && covered * 2 >= hi - lo && !(f->amode & MPI_MODE_WRONLY);
+    if (rmw) {
         ssize_t got = dmpi_io_pread_full(f->fd, buf, (size_t)(hi - lo), lo);
         if (got < 0) return errno;
         memset(buf + got, 0, (size_t)(hi - lo - got));
     }
     for (int i = 0; i < n; i++) memcpy(buf + (e[i].off - lo), e[i].data, (size_t)e[i].len);
-    return dmpi_io_pwrite_full(f->fd, buf, (size_t)(hi - lo), lo) < 0 ? errno : 0;
+    if (!gaps || rmw)
+        return dmpi_io_pwrite_full(f->fd, buf, (size_t)(hi - lo), lo) < 0 ? errno : 0;
+    MPI_Offset rlo = e[0].off, rhi = rlo;
+    for (int i = 0; i <= n; i++) {
+        if (i < n && e[i].off <= rhi) {
+            if (e[i].off + e[i].len > rhi) rhi = e[i].off + e[i].len;
+            continue;
+        }
+        if (dmpi_io_pwrite_full(f->fd, buf + (rlo - lo), (size_t)(rhi - rlo), rlo) < 0) return errno;
+        if (i < n) rlo = e[i].off, rhi = rlo + e[i].len;
+    }
+    return 0;
 }
 
 /* Reads the window's entries (sorted) into their data pointers. */

@@ -131,6 +131,46 @@ static void holes(const char *path)
     MPI_CHK(MPI_File_close(&fh));
 }
 
+/* A collective write with holes to a write-only file: every rank writes
+ * int k*2*size + rank (k < 100); the other half of the file stays zero.
+ * (The two-phase aggregator may not read a write-only file to fill holes.) */
+static void write_only(const char *path)
+{
+    MPI_File fh;
+    MPI_CHK(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_WRONLY,
+                          MPI_INFO_NULL, &fh));
+    MPI_Datatype one, ft;
+    MPI_Type_contiguous(1, MPI_INT, &one);
+    MPI_Type_create_resized(one, 0, (MPI_Aint)2 * t_size * sizeof(int), &ft);
+    MPI_Type_commit(&ft);
+    MPI_CHK(MPI_File_set_view(fh, (MPI_Offset)t_rank * sizeof(int), MPI_INT, ft, "native",
+                              MPI_INFO_NULL));
+    int v[100];
+    for (int k = 0; k < 100; k++) v[k] = val(t_rank, k);
+    MPI_CHK(MPI_File_write_all(fh, v, 100, MPI_INT, MPI_STATUS_IGNORE));
+    MPI_CHK(MPI_File_close(&fh));
+    MPI_CHK(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDONLY | MPI_MODE_DELETE_ON_CLOSE,
+                          MPI_INFO_NULL, &fh));
+    int n = 200 * t_size - t_size, *all = t_malloc(sizeof(int) * n);
+    MPI_Status st;
+    MPI_CHK(MPI_File_read_at(fh, 0, all, n, MPI_INT, &st));
+    int cnt;
+    MPI_Get_count(&st, MPI_INT, &cnt);
+    CHECK(cnt == n, "write-only file: %d ints, want %d", cnt, n);
+    for (int i = 0; i < cnt; i++) {
+        int k = i / (2 * t_size), r = i % (2 * t_size);
+        int want = r < t_size ? val(r, k) : 0;
+        if (all[i] != want) {
+            CHECK(0, "write-only file int %d = %d, want %d", i, all[i], want);
+            break;
+        }
+    }
+    free(all);
+    MPI_Type_free(&ft);
+    MPI_Type_free(&one);
+    MPI_CHK(MPI_File_close(&fh));
+}
+
 static int conv_write(void *userbuf, MPI_Datatype dt, int count, void *filebuf,
                       MPI_Offset position, void *extra)
 {
@@ -228,6 +268,7 @@ int main(int argc, char **argv)
     MPI_Barrier(MPI_COMM_WORLD);
     if (t_rank == 0) MPI_CHK(MPI_File_delete(path, MPI_INFO_NULL));
     representations(path);
+    write_only(io_path(path, "wronly.dat"));
     io_cleanup();
     return t_finish();
 }
