@@ -4,9 +4,9 @@
  * collectively and read back by every rank whole, then read again through
  * a cyclic MPI_Type_create_darray decomposition. The staging buffer is made
  * small (DMPI_IO_STAGE=4096) so that the noncontiguous memory goes through
- * it in many pieces; by default two-phase collective I/O takes the
- * collective calls, args=cb forces it in tiny rounds, args=nocb turns it
- * off. Atomic mode: concurrent noncontiguous writes of the
+ * it in many pieces; args=cb forces two-phase collective I/O, in tiny
+ * rounds, args=nocb turns it off (by default it is used on network file
+ * systems only). Atomic mode: concurrent noncontiguous writes of the
  * same bytes land whole, one rank's or another's, never mixed. */
 #include "io_common.h"
 
@@ -154,7 +154,7 @@ int main(int argc, char **argv)
     /* args: "cb" two-phase for every collective call, in 256-byte rounds;
      * "nocb" never (each process alone) */
     if (argc > 1 && !strcmp(argv[1], "cb")) {
-        setenv("DMPI_IO_CB", "2", 1);
+        setenv("DMPI_IO_CB", "3", 1);
         setenv("DMPI_IO_CB_BUFFER", "256", 1);
     } else if (argc > 1 && !strcmp(argv[1], "nocb")) {
         setenv("DMPI_IO_CB", "0", 1);

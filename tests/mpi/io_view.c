@@ -137,8 +137,12 @@ static void holes(const char *path)
 static void write_only(const char *path)
 {
     MPI_File fh;
-    MPI_CHK(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_WRONLY,
-                          MPI_INFO_NULL, &fh));
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "romio_cb_write", "enable"); /* two-phase on any file system */
+    MPI_Info_set(info, "cb_buffer_size", "64");
+    MPI_CHK(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_WRONLY, info, &fh));
+    MPI_Info_free(&info);
     MPI_Datatype one, ft;
     MPI_Type_contiguous(1, MPI_INT, &one);
     MPI_Type_create_resized(one, 0, (MPI_Aint)2 * t_size * sizeof(int), &ft);
