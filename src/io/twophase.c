@@ -258,7 +258,6 @@ static int run_rounds(plan *P, char *why)
                 dmpi_coll_isend(P->stream + mine_s[a], sc[2 * to + 1], byte, to, tag, c, &rq[nr++]);
         }
         int ne = 0;
-        MPI_Offset tot = 0;
         for (int s = 0; s < n; s++) {
             theirs[s] = NULL;
             tdata[s] = NULL;
@@ -268,7 +267,6 @@ static int run_rounds(plan *P, char *why)
             dmpi_coll_irecv(theirs[s], rc[2 * s] * 2, i64, s, tag, c, &rq[nr++]);
             if (P->wr) dmpi_coll_irecv(tdata[s], rc[2 * s + 1], byte, s, tag, c, &rq[nr++]);
             ne += (int)rc[2 * s];
-            tot += rc[2 * s + 1];
         }
         e = dmpi_waitall(nr, rq);
         if (e != MPI_SUCCESS) return e;
@@ -290,7 +288,6 @@ static int run_rounds(plan *P, char *why)
                 snprintf(why, IO_WHY, "%s failed: %s", P->wr ? "pwrite" : "pread", strerror(r));
             }
             free(en);
-            (void)tot;
         }
         /* reads: the data back to the requesters, into their streams */
         if (!P->wr) {
