@@ -28,7 +28,8 @@
     DMPI_KNOB_CAT(NET, "dmpi_net", "traffic between nodes (libfabric) and RMA across nodes")     \
     DMPI_KNOB_CAT(COLL, "dmpi_coll", "collective algorithms")                                    \
     DMPI_KNOB_CAT(LAUNCH, "dmpi_launch", "the launcher: PMI, process mapping, peer watch")       \
-    DMPI_KNOB_CAT(ACCEL, "dmpi_accel", "memory-kind backends (GPUs)")
+    DMPI_KNOB_CAT(ACCEL, "dmpi_accel", "memory-kind backends (GPUs)")                          \
+    DMPI_KNOB_CAT(IO, "dmpi_io", "MPI-IO: staging of noncontiguous buffers, two-phase collective I/O")
 
 #define DMPI_KNOB_COLL_ALGO(N, NAME)                                                             \
     DMPI_KNOB(COLL_##N##_ALGO, NAME, STR, 0, "auto", COLL, TUNER_DETAIL,      \
@@ -102,6 +103,13 @@
               "receiver-first rendezvous between nodes")                                       \
     DMPI_KNOB(RMA_NET_INLINE, "DMPI_RMA_NET_INLINE", INT, 4096, "", NET, TUNER_DETAIL, ALL_EQ,   \
               INIT, "RMA puts and gets to other nodes up to this size go as requests")         \
+    DMPI_KNOB(IO_STAGE, "DMPI_IO_STAGE", INT, 4194304, "", IO, TUNER_DETAIL, LOCAL, INIT,        \
+              "bytes of the buffer a noncontiguous memory type is packed through per I/O call") \
+    DMPI_KNOB(IO_CB, "DMPI_IO_CB", INT, 1, "", IO, TUNER_BASIC, ALL_EQ, INIT,                    \
+              "two-phase collective I/O: 0 never, 1 interleaved noncontiguous accesses on "     \
+              "network file systems, 2 interleaved on any file system, 3 always")               \
+    DMPI_KNOB(IO_CB_BUFFER, "DMPI_IO_CB_BUFFER", INT, 16777216, "", IO, TUNER_DETAIL, ALL_EQ,    \
+              INIT, "bytes of file a two-phase aggregator handles per round")                  \
     DMPI_KNOB(OFI_VERBOSE, "DMPI_OFI_VERBOSE", BOOL, 0, "", NET, USER_DETAIL, LOCAL, INIT,       \
               "rank 0 prints the libfabric provider, interface and eager limit")               \
     DMPI_KNOB(OFI_STATS, "DMPI_OFI_STATS", BOOL, 0, "", NET, USER_DETAIL, LOCAL, INIT,           \
