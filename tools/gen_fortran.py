@@ -51,16 +51,15 @@ MANUAL = {
     'mpi_comm_create_errhandler', 'mpi_win_create_errhandler',
     'mpi_file_create_errhandler', 'mpi_session_create_errhandler',
     'mpi_errhandler_free',
-    'mpi_grequest_start',
+    'mpi_grequest_start', 'mpi_register_datarep',
     'mpi_comm_get_attr', 'mpi_type_get_attr', 'mpi_win_get_attr', 'mpi_attr_get',
     'mpi_info_get', 'mpi_info_get_string', 'mpi_session_get_nth_pset',
     'mpi_status_f2f08', 'mpi_status_f082f',
     'mpi_f_sync_reg', 'mpi_pcontrol',
     'mpi_comm_spawn', 'mpi_comm_spawn_multiple',
 }
-# Not bound (yet): user-defined data representations need conversion
-# callbacks with Fortran buffers; the C side is MPI-IO's.
-SKIP = {'mpi_register_datarep', 'mpi_sizeof'}
+# Not a C call: MPI_Sizeof is a module procedure (see SIZEOF).
+SKIP = {'mpi_sizeof'}
 
 HANDLE_TYPES = {
     'MPI_Comm': 'Comm', 'MPI_Datatype': 'Type', 'MPI_Errhandler': 'Errhandler',

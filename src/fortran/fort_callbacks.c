@@ -1,6 +1,6 @@
 /* Fortran procedures that take user procedures: MPI_Op_create, the
- * keyval constructors, the error-handler constructors and
- * MPI_Grequest_start, plus the predefined attribute callbacks
+ * keyval constructors, the error-handler constructors, MPI_Grequest_start
+ * and MPI_Register_datarep, plus the predefined attribute callbacks
  * (MPI_COMM_DUP_FN & co.) as Fortran-callable procedures.
  *
  * C calls a callback with C arguments (handles as pointers, values by
@@ -264,7 +264,6 @@ F_PREDEF(pmpi_comm_dup_fn_, mpi_win_dup_fn)
 F_PREDEF(pmpi_comm_null_delete_fn_, mpi_type_null_delete_fn)
 F_PREDEF(pmpi_comm_null_delete_fn_, mpi_win_null_delete_fn)
 F_PREDEF(pmpi_comm_null_delete_fn_, mpi_null_delete_fn)
-F_PREDEF(pmpi_comm_null_delete_fn_, mpi_conversion_fn_null)
 
 static bool is_null_copy(void *fn)
 {
@@ -391,11 +390,102 @@ void pmpi_grequest_start_(void *query, void *freefn, void *cancel, MPI_Aint *ext
 }
 DMPI_F_ALIASES(mpi_grequest_start)
 
+/* ---------------------------------------------- user data representations */
+
+typedef void (*f_conv_fn)(void *userbuf, MPI_Fint *type, MPI_Fint *count, void *filebuf,
+                          MPI_Offset *position, MPI_Aint *extra, MPI_Fint *ierror);
+typedef void (*f_extent_fn)(MPI_Fint *type, MPI_Aint *extent, MPI_Aint *extra,
+                            MPI_Fint *ierror);
+
+/* What a Fortran data representation's extra_state points at; kept until
+ * MPI_Finalize (a representation cannot be unregistered). */
+struct f_datarep {
+    f_conv_fn read, write;
+    f_extent_fn extent;
+    MPI_Aint extra;
+    struct f_datarep *next;
+};
+static struct f_datarep *datareps;
+
+/* MPI_CONVERSION_FN_NULL: recognised by address, never called by dmpi. */
+void pmpi_conversion_fn_null_(void *userbuf, MPI_Fint *type, MPI_Fint *count, void *filebuf,
+                              MPI_Offset *position, MPI_Aint *extra, MPI_Fint *ierror)
+{
+    (void)userbuf, (void)type, (void)count, (void)filebuf, (void)position, (void)extra;
+    *ierror = MPI_SUCCESS;
+}
+F_PREDEF(pmpi_conversion_fn_null_, mpi_conversion_fn_null)
+
+static int convert(f_conv_fn fn, void *userbuf, MPI_Datatype type, int count, void *filebuf,
+                   MPI_Offset position, struct f_datarep *d)
+{
+    MPI_Fint t = MPI_Type_toint(type), n = count, ierr = MPI_SUCCESS;
+    fn(userbuf, &t, &n, filebuf, &position, &d->extra, &ierr);
+    return ierr;
+}
+
+static int read_tramp(void *userbuf, MPI_Datatype type, int count, void *filebuf,
+                      MPI_Offset position, void *extra)
+{
+    struct f_datarep *d = extra;
+    return convert(d->read, userbuf, type, count, filebuf, position, d);
+}
+
+static int write_tramp(void *userbuf, MPI_Datatype type, int count, void *filebuf,
+                       MPI_Offset position, void *extra)
+{
+    struct f_datarep *d = extra;
+    return convert(d->write, userbuf, type, count, filebuf, position, d);
+}
+
+static int extent_tramp(MPI_Datatype type, MPI_Aint *extent, void *extra)
+{
+    struct f_datarep *d = extra;
+    MPI_Fint t = MPI_Type_toint(type), ierr = MPI_SUCCESS;
+    d->extent(&t, extent, &d->extra, &ierr);
+    return ierr;
+}
+
+void pmpi_register_datarep_(char *datarep, void *read_fn, void *write_fn, void *extent_fn,
+                            MPI_Aint *extra, MPI_Fint *ierror, size_t datarep_len)
+{
+    struct f_datarep *d = malloc(sizeof *d);
+    char *name = dmpi_f_str_in(datarep, datarep_len, false);
+    if (!d || !name) {
+        free(d);
+        free(name);
+        dmpi_f_set_ierror(ierror, MPI_ERR_NO_MEM);
+        return;
+    }
+    *d = (struct f_datarep){(f_conv_fn)read_fn, (f_conv_fn)write_fn, (f_extent_fn)extent_fn,
+                            *extra, NULL};
+    void *null_fn = (void *)pmpi_conversion_fn_null_;
+    int rc = MPI_Register_datarep(name, read_fn == null_fn ? MPI_CONVERSION_FN_NULL : read_tramp,
+                                  write_fn == null_fn ? MPI_CONVERSION_FN_NULL : write_tramp,
+                                  extent_tramp, d);
+    free(name);
+    if (rc == MPI_SUCCESS) {
+        pthread_mutex_lock(&mu);
+        d->next = datareps;
+        datareps = d;
+        pthread_mutex_unlock(&mu);
+    } else {
+        free(d);
+    }
+    dmpi_f_set_ierror(ierror, rc);
+}
+DMPI_F_ALIASES(mpi_register_datarep)
+
 /* ------------------------------------------------------------- cleanup */
 
 void dmpi_f_callbacks_finalize(void)
 {
     pthread_mutex_lock(&mu);
+    while (datareps) {
+        struct f_datarep *d = datareps;
+        datareps = d->next;
+        free(d);
+    }
     while (keyvals) {
         struct f_keyval *k = keyvals;
         keyvals = k->next;
