@@ -414,7 +414,7 @@ void pmpi_conversion_fn_null_(void *userbuf, MPI_Fint *type, MPI_Fint *count, vo
     (void)userbuf, (void)type, (void)count, (void)filebuf, (void)position, (void)extra;
     *ierror = MPI_SUCCESS;
 }
-F_PREDEF(pmpi_conversion_fn_null_, mpi_conversion_fn_null)
+DMPI_F_ALIAS(pmpi_conversion_fn_null_, mpi_conversion_fn_null_)
 
 static int convert(f_conv_fn fn, void *userbuf, MPI_Datatype type, int count, void *filebuf,
                    MPI_Offset position, struct f_datarep *d)
