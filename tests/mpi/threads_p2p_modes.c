@@ -8,7 +8,8 @@
  *    (a message matched by one thread cannot be received by another);
  *  - persistent sends and receives (MPI_Send_init/Recv_init, restarted);
  *  - synchronous sends (MPI_Ssend, MPI_Issend);
- *  - cancel of a receive that nothing matches (MPI_Test_cancelled true).
+ *  - cancel of a receive that nothing matches (MPI_Test_cancelled true);
+ *  - MPI_Request_toint/fromint from every thread at once.
  * Sizes 0 B to 256 KiB (eager and rendezvous). Checks data, counts and
  * status fields; the test hangs (and its timeout fails it) if a matched
  * probe or a cancel loses a message. */
@@ -126,6 +127,10 @@ static void *worker(void *arg)
         MPI_Send_init(out, n, MPI_BYTE, peer, tag, MPI_COMM_WORLD, &r[1]);
         for (int it = 0; it < ITERS / 2; it++) {
             t_fill(out, (size_t)n, (unsigned)(t_rank * 31 + t * 7 + it));
+            /* handle <-> int conversions from every thread at once */
+            int ri = MPI_Request_toint(r[it % 2]);
+            TCHECK(MPI_Request_fromint(ri) == r[it % 2] && MPI_Request_toint(r[it % 2]) == ri,
+                   "request %d: toint/fromint round trip", it);
             int rc = MPI_Startall(2, r);
             MPI_Status st[2];
             rc |= MPI_Waitall(2, r, st);
