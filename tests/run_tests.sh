@@ -7,6 +7,10 @@
 #  - Fortran MPI tests: tests/fortran/testlist, programs in
 #    <build>/tests/fortran (one SKIP line, "no Fortran compiler", when the
 #    build has no Fortran bindings); not run with --list or --bindir.
+#  - the application suite: every entry of tests/apps/testlist (same
+#    format), programs from <build>/apps; an app that CMake left out for a
+#    missing library (<build>/apps/NAME.skipped) is reported as SKIP.  Runs
+#    unless --list or --bindir is given.
 #  - unit tests: every executable <build>/tests/unit/test_*.
 #  - if present and executable: tests/abi/check_abi.sh,
 #    tests/abi/check_exports.sh <build>/libmpi_abi.so.1,
@@ -51,6 +55,7 @@ NP_ONLY=""
 DEFAULT_TIMEOUT=60
 LIST=$ROOT/tests/mpi/testlist
 FORTRAN=1
+APPS_LIST=$ROOT/tests/apps/testlist
 MPI_ONLY=0
 VERBOSE=0
 KEEP=0
@@ -60,10 +65,10 @@ while [ $# -gt 0 ]; do
     case "$1" in
     -b|--build) BUILD=$2; shift 2 ;;
     --mpiexec) MPIEXEC=$2; shift 2 ;;
-    --bindir) BINDIR=$2; FORTRAN=0; shift 2 ;;
+    --bindir) BINDIR=$2; FORTRAN=0; APPS_LIST=""; shift 2 ;;
     --np) NP_ONLY=$2; shift 2 ;;
     --timeout) DEFAULT_TIMEOUT=$2; shift 2 ;;
-    --list) LIST=$2; FORTRAN=0; shift 2 ;;
+    --list) LIST=$2; FORTRAN=0; APPS_LIST=""; shift 2 ;;
     --no-fortran) FORTRAN=0; shift ;;
     --mpi-only) MPI_ONLY=1; shift ;;
     -v|--verbose) VERBOSE=1; shift ;;
@@ -137,7 +142,7 @@ matches_filter() {
 
 # ---------------------------------------------------------------- MPI tests
 # run_mpi_tests [LIST BINDIR]: the entries of LIST (default $LIST), programs
-# in BINDIR (default $BINDIR)
+# in BINDIR (default $BINDIR).
 run_mpi_tests() {
     local LIST=${1:-$LIST} BINDIR=${2:-$BINDIR}
     if [ ! -r "$LIST" ]; then
@@ -191,6 +196,11 @@ run_mpi_tests() {
 run_mpi_one() {
     local name=$1 label=$2 np=$3 limit=$4 expect=$5 match=$6 args=$7
     local bin=$BINDIR/$name log=$LOGDIR/$label.np$np.log
+    if [ ! -x "$bin" ] && [ -f "$bin.skipped" ]; then
+        cp "$bin.skipped" "$log"
+        report SKIP "$label" "np=$np, $(head -n 1 "$bin.skipped")" "$log"
+        return
+    fi
     if [ ! -x "$bin" ]; then
         : >"$log"
         report FAIL "$label" "np=$np, not built: $bin missing" "$log"
@@ -293,6 +303,7 @@ run_fortran_tests() {
 
 run_mpi_tests
 [ "$FORTRAN" = 1 ] && run_fortran_tests
+[ -n "$APPS_LIST" ] && [ -r "$APPS_LIST" ] && run_mpi_tests "$APPS_LIST" "$BUILD/apps"
 [ "$MPI_ONLY" = 1 ] || run_others
 
 if [ "$FAILED" -gt 0 ]; then
