@@ -1,7 +1,8 @@
 # dmpi top-level make: wraps the CMake build.
 #   make            build everything into build/
 #   make check      build and run the whole test suite (last line: N passed, N failed)
-#   make demo       build and run the 3-D stencil demonstration on 4 ranks
+#   make demo       build and run the application suite (apps/) at small sizes
+#                   on 2 and 4 ranks: one table of checks and figures (~1 min)
 #   make install PREFIX=/dir
 #   make asan       build with AddressSanitizer+UBSan into build-asan/ and run the tests
 #   make tsan       build with ThreadSanitizer into build-tsan/ and run the threaded tests
@@ -39,7 +40,7 @@ check: build
 	tests/run_tests.sh --build $(BUILD)
 
 demo: build
-	$(BUILD)/bin/mpiexec -n 4 $(BUILD)/examples/stencil3d
+	apps/demo.sh $(BUILD)
 
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)

@@ -148,6 +148,13 @@ int main(int argc, char **argv)
 
     MPI_Win_lock_all(0, wa);
     MPI_Win_lock_all(0, wd);
+    double warm[2]; /* warm-up, untimed: one Get from each rank's windows */
+    for (int r = 0; r < size; r++) {
+        MPI_Get(&warm[0], 1, MPI_DOUBLE, r, 0, 1, MPI_DOUBLE, wa);
+        MPI_Get(&warm[1], 1, MPI_DOUBLE, r, 0, 1, MPI_DOUBLE, wd);
+        MPI_Win_flush(r, wa);
+        MPI_Win_flush(r, wd);
+    }
     MPI_Win_sync(wa);
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime(), t_comm = 0;
