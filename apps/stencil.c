@@ -157,6 +157,13 @@ static void block_init(struct block *b, int dim, int n, const int pdim[3], int r
             }
 }
 
+static void block_free(struct block *b)
+{
+    free(b->u), free(b->unew);
+    for (int f = 0; f < 6; f++)
+        free(b->sbuf[f]), free(b->rbuf[f]);
+}
+
 /* Index range of face f: owned layer (pack) or halo layer (unpack). */
 static void face_range(const struct block *b, int f, int halo, int lo[3], int hi[3])
 {
@@ -484,6 +491,7 @@ int main(int argc, char **argv)
                         }
             }
             ok = bad == 0;
+            block_free(&s);
             if (!ok)
                 fprintf(stderr, "stencil: %ld points differ from the one-rank run\n", bad);
             free(all);
@@ -501,6 +509,7 @@ int main(int argc, char **argv)
     snprintf(name, sizeof name, "stencil%dd-%s%s", dim, multiple ? "multiple" : "funneled", persistent ? "-pers" : "");
     app_result(name, size, nthreads(), ok, g[0], gpts, "Gpoints/s");
     halo_free(&x);
+    block_free(&b);
     MPI_Finalize();
     return ok ? 0 : 1;
 }
