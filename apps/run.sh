@@ -148,8 +148,11 @@ echo "mpi,app,ranks,round,check,time_s,fom,unit" >"$RAW"
 } >"$OUT/commands.txt"
 failures=0
 n_mpi=${#mpis[@]}
+echo "round,when,loadavg_1min,loadavg_5min" >"$OUT/load.csv" # other users' load, for reading the figures
 for ((round = 1; round <= ROUNDS; round++)); do
     log "round $round/$ROUNDS"
+    read -r l1 l5 _ </proc/loadavg
+    echo "$round,$(date -u +%H:%M:%S),$l1,$l5" >>"$OUT/load.csv"
     for np in ${NPS//,/ }; do
         for app in $ORDER; do
             cmd=${CMD[$app]} prog=${CMD[$app]%% *}
@@ -180,6 +183,8 @@ for ((round = 1; round <= ROUNDS; round++)); do
     done
 done
 
+read -r l1 l5 _ </proc/loadavg
+echo "end,$(date -u +%H:%M:%S),$l1,$l5" >>"$OUT/load.csv"
 py=python3
 if ! python3 -c 'import matplotlib' 2>/dev/null; then
     if [ -x "$CACHE/venv/bin/python" ] && "$CACHE/venv/bin/python" -c 'import matplotlib' 2>/dev/null; then
