@@ -40,6 +40,7 @@ USAGE
 
 log() { printf '%s\n' "run.sh: $*" >&2; }
 die() { log "error: $*"; exit 2; }
+# shellcheck source=bench/cache_lib.sh
 . "$REPO/bench/cache_lib.sh"
 
 while [ $# -gt 0 ]; do
@@ -98,7 +99,10 @@ skipped() { [[ ",$SKIP," == *",$1,"* ]]; }
 
 setup_dmpi() {
     local d=$DMPI_PREFIX
-    [ -x "$d/bin/mpicc" ] && [ -x "$d/bin/mpiexec" ] || { log "no dmpi at $d (make first): skipping dmpi"; return 0; }
+    if [ ! -x "$d/bin/mpicc" ] || [ ! -x "$d/bin/mpiexec" ]; then
+        log "no dmpi at $d (make first): skipping dmpi"
+        return 0
+    fi
     CC_OF[dmpi]=$d/bin/mpicc
     MPIEXEC_OF[dmpi]="env LD_LIBRARY_PATH=$d/lib:$d${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} $d/bin/mpiexec"
 }
