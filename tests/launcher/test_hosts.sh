@@ -133,7 +133,8 @@ for sig in INT TERM KILL; do
     why=""
     "$MPIEXEC" --launcher-exec "$FAKE" -hosts a,b -n 4 "$P" sleep >"$TMP/out" 2>"$TMP/err" </dev/null &
     bg=$!
-    for i in $(seq 100); do [ "$(pids | wc -l)" -ge 4 ] && break; sleep 0.05; done
+    # up to 15 s: a loaded machine starts 4 ranks through fake ssh slowly
+    for i in $(seq 300); do [ "$(pids | wc -l)" -ge 4 ] && break; sleep 0.05; done
     [ "$(pids | wc -l)" -ge 4 ] || why="ranks did not start;"
     exec 3>&2 2>/dev/null
     kill -s $sig $bg

@@ -136,7 +136,7 @@ bg_start() { # N MODE
     "$MPIEXEC" -n "$1" "$P" "$2" >"$TMP/out" 2>"$TMP/err" </dev/null &
     bgpid=$!
     local i
-    for i in $(seq 100); do
+    for i in $(seq 300); do   # up to 15 s: slow on a loaded machine
         [ "$(pids | wc -l)" -ge "$1" ] && return 0
         sleep 0.05
     done
