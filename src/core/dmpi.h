@@ -356,6 +356,13 @@ int dmpi_error(dmpi_comm *comm, int cls, const char *func, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 /* Raises on no object (MPI_COMM_WORLD's... the default handler). */
 #define dmpi_error_noobj(cls, func, ...) dmpi_error(NULL, cls, func, __VA_ARGS__)
+/* Applies error handler h (NULL: one of kind default_kind) for `code` on
+ * an object whose MPI handle is at `handle` (what a user function of kind
+ * user_kind receives): returns code unless the handler ends the job, whose
+ * message is prefix, the code's text and its class. Every object kind's
+ * errors end here. */
+int dmpi_errh_apply(const dmpi_errhandler *h, int default_kind, int user_kind, void *handle,
+                    int code, const char *prefix);
 /* Class of an error code; its message (NULL for unknown codes). */
 int dmpi_error_class_of(int code);
 const char *dmpi_error_text(int code);

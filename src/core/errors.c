@@ -341,16 +341,24 @@ int dmpi_error(dmpi_comm *comm, int cls, const char *func, const char *fmt, ...)
         msg[(size_t)n + 2 + (len < room ? len : room)] = 0;
     }
     int code = record(cls, msg);
-    dmpi_errhandler *h = handler_for(comm);
-    int kind = h ? h->kind : DMPI_ERRH_FATAL;
+    MPI_Comm handle = comm ? comm->handle : MPI_COMM_WORLD;
+    return dmpi_errh_apply(handler_for(comm), DMPI_ERRH_FATAL, DMPI_ERRH_USER, &handle, code, "");
+}
+
+int dmpi_errh_apply(const dmpi_errhandler *h, int default_kind, int user_kind, void *handle,
+                    int code, const char *prefix)
+{
+    int kind = h ? h->kind : default_kind;
     if (kind == DMPI_ERRH_RETURN) return code;
-    if (kind == DMPI_ERRH_USER && h->comm_fn) {
-        MPI_Comm handle = comm ? comm->handle : MPI_COMM_WORLD;
-        h->comm_fn(&handle, &code);
+    if (kind == user_kind && h->comm_fn) {
+        /* every errhandler function takes (handle *, int *, ...) */
+        int c = code;
+        ((void (*)(void *, int *, ...))(void (*)(void))h->comm_fn)(handle, &c);
         return code;
     }
-    dmpi_abort_job(1, "dmpi: rank %d: %s (%s)%s", dmpi_rt.world_rank, msg,
-                   dmpi_error_class_name(cls),
+    const char *text = dmpi_error_text(code);
+    dmpi_abort_job(1, "dmpi: rank %d: %s%s (%s)%s", dmpi_rt.world_rank, prefix,
+                   text ? text : "error", dmpi_error_class_name(dmpi_error_class_of(code)),
                    kind == DMPI_ERRH_FATAL ? "; MPI_ERRORS_ARE_FATAL ends the job" : "");
 }
 

@@ -92,21 +92,9 @@ static int record(int cls, const char *func, const char *detail)
 
 static int apply(dmpi_session *s, int code, const char *what)
 {
-    dmpi_errhandler *h = s->errh;
-    int kind = h ? h->kind : DMPI_ERRH_FATAL;
-    if (kind == DMPI_ERRH_RETURN) return code;
-    if (kind == DMPI_ERRH_USER_SESSION && h->comm_fn) {
-        /* a stand-in (MPI_Session_init's failures) has no handle yet */
-        MPI_Session handle = s->magic == DMPI_MAGIC_SESSION ? dmpi_session_handle(s)
-                                                            : MPI_SESSION_NULL;
-        int c = code;
-        ((MPI_Session_errhandler_function *)(void (*)(void))h->comm_fn)(&handle, &c);
-        return code;
-    }
-    const char *text = dmpi_error_text(code);
-    dmpi_abort_job(1, "dmpi: rank %d: %s%s (%s)%s", dmpi_rt.world_rank, what,
-                   text ? text : "error", dmpi_error_class_name(dmpi_error_class_of(code)),
-                   kind == DMPI_ERRH_FATAL ? "; MPI_ERRORS_ARE_FATAL ends the job" : "");
+    /* a stand-in (MPI_Session_init's failures) has no handle yet */
+    MPI_Session handle = s->magic == DMPI_MAGIC_SESSION ? dmpi_session_handle(s) : MPI_SESSION_NULL;
+    return dmpi_errh_apply(s->errh, DMPI_ERRH_FATAL, DMPI_ERRH_USER_SESSION, &handle, code, what);
 }
 
 int dmpi_session_error(dmpi_session *s, int cls, const char *func, const char *fmt, ...)

@@ -24,22 +24,10 @@ static int record(int cls, const char *func, const char *detail)
 
 static int apply(dmpi_file *f, int code, bool user_raised)
 {
-    dmpi_errhandler *h = f ? f->errh : dmpi_file_default_errh;
-    int kind = h ? h->kind : DMPI_ERRH_RETURN;
-    if (kind == DMPI_ERRH_RETURN) return code;
-    if (kind == DMPI_ERRH_USER_FILE && h->comm_fn) {
-        MPI_File handle = f ? dmpi_file_handle(f) : MPI_FILE_NULL;
-        int c = code;
-        MPI_File_errhandler_function *fn =
-            (MPI_File_errhandler_function *)(void (*)(void))h->comm_fn;
-        fn(&handle, &c);
-        return code;
-    }
-    const char *text = dmpi_error_text(code);
-    dmpi_abort_job(1, "dmpi: rank %d: %s%s (%s)%s", dmpi_rt.world_rank,
-                   user_raised ? "MPI_File_call_errhandler: " : "", text ? text : "error",
-                   dmpi_error_class_name(dmpi_error_class_of(code)),
-                   kind == DMPI_ERRH_FATAL ? "; MPI_ERRORS_ARE_FATAL ends the job" : "");
+    MPI_File handle = f ? dmpi_file_handle(f) : MPI_FILE_NULL;
+    return dmpi_errh_apply(f ? f->errh : dmpi_file_default_errh, DMPI_ERRH_RETURN,
+                           DMPI_ERRH_USER_FILE, &handle, code,
+                           user_raised ? "MPI_File_call_errhandler: " : "");
 }
 
 int dmpi_file_err(dmpi_file *f, int cls, const char *func, const char *fmt, ...)

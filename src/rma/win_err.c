@@ -32,22 +32,9 @@ static int record(int cls, const char *func, const char *detail)
 
 static int apply(dmpi_win *w, int code, bool user_raised)
 {
-    dmpi_errhandler *h = w->errh;
-    int kind = h ? h->kind : DMPI_ERRH_FATAL;
-    if (kind == DMPI_ERRH_RETURN) return code;
-    if (kind == DMPI_ERRH_USER_WIN && h->comm_fn) {
-        MPI_Win handle = dmpi_win_handle(w);
-        int c = code;
-        MPI_Win_errhandler_function *fn =
-            (MPI_Win_errhandler_function *)(void (*)(void))h->comm_fn;
-        fn(&handle, &c);
-        return code;
-    }
-    const char *text = dmpi_error_text(code);
-    dmpi_abort_job(1, "dmpi: rank %d: %s%s (%s)%s", dmpi_rt.world_rank,
-                   user_raised ? "MPI_Win_call_errhandler: " : "", text ? text : "error",
-                   dmpi_error_class_name(dmpi_error_class_of(code)),
-                   kind == DMPI_ERRH_FATAL ? "; MPI_ERRORS_ARE_FATAL ends the job" : "");
+    MPI_Win handle = dmpi_win_handle(w);
+    return dmpi_errh_apply(w->errh, DMPI_ERRH_FATAL, DMPI_ERRH_USER_WIN, &handle, code,
+                           user_raised ? "MPI_Win_call_errhandler: " : "");
 }
 
 int dmpi_win_err(dmpi_win *w, int cls, const char *func, const char *fmt, ...)
