@@ -14,6 +14,7 @@
  * argument (the _with_info forms); it never copies the name. */
 #include "accel/accel.h"
 #include "api/api.h"
+#include "core/dynproc.h"
 #include "core/comm_ops.h"
 #include "core/group.h"
 #include "core/info.h"
@@ -344,7 +345,10 @@ static int free_common(MPI_Comm *comm, bool wait, const char *fn)
         return failed(c, rc, fn);
     }
     rc = dmpi_comm_attr_delete_all ? dmpi_comm_attr_delete_all(c) : MPI_SUCCESS;
-    if (rc == MPI_SUCCESS) dmpi_comm_release(c);
+    if (rc == MPI_SUCCESS) {
+        dmpi_dyn_comm_freed(c); /* MPI_Comm_get_parent answers MPI_COMM_NULL after this */
+        dmpi_comm_release(c);
+    }
     dmpi_unlock();
     if (rc != MPI_SUCCESS)
         return dmpi_error(c, dmpi_error_class_of(rc), fn, "an attribute delete callback failed");

@@ -2,6 +2,7 @@
  * about the library, the thread level, time and the processor name. */
 #include "accel/accel.h"
 #include "api/api.h"
+#include "core/dynproc.h"
 #include "core/attr.h"
 #include "pmi/pmi.h"
 
@@ -77,6 +78,13 @@ static int init_common(int required, int *provided, const char *fn)
     int rc = dmpi_runtime_acquire(required, provided, fn);
     if (rc != MPI_SUCCESS) return dmpi_error_noobj(rc, fn, "%s", dmpi_runtime_gone);
     world_initialized = true;
+    /* a spawned job connects to its parents (core/dynspawn.c) */
+    char err[DMPI_DYN_ERRLEN] = "";
+    dmpi_lock();
+    rc = dmpi_dyn_init_child(err);
+    dmpi_unlock();
+    if (rc != MPI_SUCCESS)
+        dmpi_abort_job(1, "dmpi: rank %d: %s: cannot connect to the parent job: %s", dmpi_rt.world_rank, fn, err);
     return MPI_SUCCESS;
 }
 

@@ -45,7 +45,8 @@ typedef struct dmpi_group {
     int refcount;
     int size;
     int rank;        /* this process's rank in the group, or MPI_UNDEFINED */
-    int *world;      /* world[i] = MPI_COMM_WORLD rank of group rank i */
+    int *world;      /* world[i] = universe index of group rank i (its MPI_COMM_WORLD
+                        rank in the first job; see dmpi_runtime.uni_base) */
     bool builtin;
     struct dmpi_session *session; /* made from a session's process set (retained), or NULL */
 } dmpi_group;
@@ -325,11 +326,18 @@ typedef struct dmpi_runtime {
     int thread_level;
     int world_rank, world_size;
     int appnum;
+    /* The universe (dynamic processes, core/dynproc.c): every process of
+     * one mpiexec has a universe index; this job's ranks are uni_base ..
+     * uni_base + world_size. Groups, the transports and point-to-point
+     * name processes by universe index (the first job's equal its world
+     * ranks). uni_size: room for this many (MPI_UNIVERSE_SIZE). */
+    int uni_base, uni_size, uni_rank;
     pthread_t main_thread;
     double wtime_base;
     bool oversubscribed;      /* more local ranks than processors, node-wide (same on every rank) */
     bool crowded;             /* more ranks may run on this rank's processors than there are */
-    int *node_of;             /* node_of[world rank]: its node, from the launcher */
+    int *node_of;             /* node_of[universe index]: its node (-1: not known, another job
+                                 not connected); another job's nodes are numbered apart */
     int node_id, nnodes;      /* this rank's node; how many nodes the job spans */
     int local_rank, local_size; /* among the ranks of this node */
 } dmpi_runtime;

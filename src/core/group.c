@@ -36,7 +36,7 @@ dmpi_group *dmpi_group_new(int size, const int *world_ranks)
     if (size > 0) memcpy(w, world_ranks, (size_t)size * sizeof(int));
     gi->g = (dmpi_group){DMPI_MAGIC_GROUP, 1, size, MPI_UNDEFINED, w, false};
     for (int i = 0; i < size; i++)
-        if (w[i] == dmpi_rt.world_rank) gi->g.rank = i;
+        if (w[i] == dmpi_rt.uni_rank) gi->g.rank = i;
     return &gi->g;
 }
 

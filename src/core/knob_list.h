@@ -125,6 +125,11 @@
               "watch the node's ranks and the next node while waiting; abort if one died")    \
     DMPI_KNOB(PMI_TIMEOUT, "DMPI_PMI_TIMEOUT", INT, 300, "", LAUNCH, USER_DETAIL, LOCAL, LIVE,   \
               "seconds one answer from the launcher may take; 0: forever")                     \
+    DMPI_KNOB(UNIVERSE_SIZE, "DMPI_UNIVERSE_SIZE", INT, 0, "np + 64 (mpiexec)", LAUNCH,          \
+              USER_BASIC, ALL_EQ, INIT,                                                          \
+              "room for processes in all, spawned ones included (mpiexec -usize; MPI_UNIVERSE_SIZE)") \
+    DMPI_KNOB(CONNECT_TIMEOUT, "DMPI_CONNECT_TIMEOUT", INT, 60, "", LAUNCH, USER_DETAIL, LOCAL, LIVE, \
+              "seconds to wait for another job's process to publish its address (dynamic processes)") \
     DMPI_KNOB_COLL_ALGO(BARRIER, "DMPI_COLL_BARRIER_ALGO")                                    \
     DMPI_KNOB_COLL_ALGO(BCAST, "DMPI_COLL_BCAST_ALGO")                                        \
     DMPI_KNOB_COLL_ALGO(REDUCE, "DMPI_COLL_REDUCE_ALGO")                                      \

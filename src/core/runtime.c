@@ -153,14 +153,15 @@ static int agree_oversubscribed(void)
 {
     char key[32], val[8];
     int n = dmpi_rt.world_size, me = dmpi_rt.world_rank;
+    const int *node_of = dmpi_rt.node_of + dmpi_rt.uni_base; /* this job's ranks */
     snprintf(key, sizeof key, "dmpi-osub-%d", me);
     if (dmpi_rt.local_rank == 0 && dmpi_pmi_put(key, dmpi_rt.oversubscribed ? "1" : "0") != 0)
         return -1;
     if (dmpi_pmi_barrier() != 0) return -1;
     for (int w = 0; w < n && !dmpi_rt.oversubscribed; w++) {
         bool first = true;
-        for (int v = 0; v < w && first; v++) first = dmpi_rt.node_of[v] != dmpi_rt.node_of[w];
-        if (!first || dmpi_rt.node_of[w] == dmpi_rt.node_id) continue;
+        for (int v = 0; v < w && first; v++) first = node_of[v] != node_of[w];
+        if (!first || node_of[w] == dmpi_rt.node_id) continue;
         snprintf(key, sizeof key, "dmpi-osub-%d", w);
         if (dmpi_pmi_get(w, key, val, sizeof val) != 0) return -1;
         dmpi_rt.oversubscribed = val[0] == '1';
@@ -173,9 +174,9 @@ static int init_world_objects(void)
     int n = dmpi_rt.world_size;
     int *ranks = malloc((size_t)n * sizeof(int));
     if (!ranks) return MPI_ERR_NO_MEM;
-    for (int i = 0; i < n; i++) ranks[i] = i;
+    for (int i = 0; i < n; i++) ranks[i] = dmpi_rt.uni_base + i;
     world_group = (dmpi_group){DMPI_MAGIC_GROUP, 1, n, dmpi_rt.world_rank, ranks, true};
-    self_world_rank[0] = dmpi_rt.world_rank;
+    self_world_rank[0] = dmpi_rt.uni_rank;
     self_group = (dmpi_group){DMPI_MAGIC_GROUP, 1, 1, 0, self_world_rank, true};
     init_comm(&dmpi_comm_world_obj, MPI_COMM_WORLD, &world_group, 0, "MPI_COMM_WORLD");
     init_comm(&dmpi_comm_self_obj, MPI_COMM_SELF, &self_group, 2, "MPI_COMM_SELF");
@@ -184,23 +185,47 @@ static int init_world_objects(void)
 
 dmpi_group *dmpi_group_world(void) { return &world_group; }
 
-/* Which ranks share this node (the launcher's process mapping). */
+/* The universe this job belongs to: $DMPI_UNIVERSE_BASE and
+ * $DMPI_UNIVERSE_SIZE, set by dmpi's mpiexec on one host (spawn.c); a job
+ * started otherwise is a universe of its own. */
+static void init_universe(void)
+{
+    long base = 0, size = dmpi_rt.world_size;
+    const char *b = getenv("DMPI_UNIVERSE_BASE");
+    if (getenv("DMPI_UNIVERSE_ID") && b && *b) {
+        base = strtol(b, NULL, 10);
+        size = dmpi_knob_or(DMPI_KNOB_UNIVERSE_SIZE, size);
+        if (base < 0 || base > 1 << 20) base = 0;
+    }
+    if (size < base + dmpi_rt.world_size) size = base + dmpi_rt.world_size;
+    dmpi_rt.uni_base = (int)base;
+    dmpi_rt.uni_size = (int)size;
+    dmpi_rt.uni_rank = (int)base + dmpi_rt.world_rank;
+}
+
+/* Which ranks share this node (the launcher's process mapping). A job
+ * other than the first numbers its nodes apart from every other job's
+ * (node + base * 4096), so that all processes of a universe agree. */
 static int init_nodes(void)
 {
-    int n = dmpi_rt.world_size, me = dmpi_rt.world_rank;
-    dmpi_rt.node_of = malloc((size_t)n * sizeof(int));
+    int n = dmpi_rt.world_size, me = dmpi_rt.world_rank, base = dmpi_rt.uni_base;
+    dmpi_rt.node_of = malloc((size_t)dmpi_rt.uni_size * sizeof(int));
     if (!dmpi_rt.node_of) return MPI_ERR_NO_MEM;
-    if (dmpi_pmi_node_ids(n, dmpi_rt.node_of) != 0) {
+    for (int u = 0; u < dmpi_rt.uni_size; u++) dmpi_rt.node_of[u] = -1;
+    int *job_nodes = dmpi_rt.node_of + base;
+    if (dmpi_pmi_node_ids(n, job_nodes) != 0) {
         fprintf(stderr, "dmpi: MPI_Init: %s\n", dmpi_pmi_error());
         return MPI_ERR_OTHER;
     }
-    dmpi_rt.node_id = dmpi_rt.node_of[me];
+    if (base > 0)
+        for (int w = 0; w < n; w++) job_nodes[w] = job_nodes[w] % 4096 + base * 4096;
+    dmpi_rt.node_id = job_nodes[me];
     dmpi_rt.local_rank = dmpi_rt.local_size = dmpi_rt.nnodes = 0;
     for (int w = 0; w < n; w++) {
         bool first = true; /* first rank of its node: count the node */
-        for (int v = 0; v < w && first; v++) first = dmpi_rt.node_of[v] != dmpi_rt.node_of[w];
+        for (int v = 0; v < w && first; v++) first = job_nodes[v] != job_nodes[w];
         dmpi_rt.nnodes += first;
-        if (dmpi_rt.node_of[w] != dmpi_rt.node_id) continue;
+        if (job_nodes[w] != dmpi_rt.node_id) continue;
         if (w < me) dmpi_rt.local_rank++;
         dmpi_rt.local_size++;
     }
@@ -230,12 +255,14 @@ int dmpi_runtime_init(int required, int *provided)
     dmpi_rt.world_rank = rank;
     dmpi_rt.world_size = size;
     dmpi_rt.appnum = appnum;
+    init_universe();
     dmpi_datatype_init();
     int rc = init_world_objects();
     if (rc != MPI_SUCCESS) return rc;
     rc = init_nodes();
     if (rc != MPI_SUCCESS) return rc;
-    if (dmpi_tp_init(rank, size, dmpi_rt.node_of) != 0) return MPI_ERR_OTHER;
+    if (dmpi_tp_init(dmpi_rt.uni_rank, dmpi_rt.uni_size, dmpi_rt.uni_base, size, dmpi_rt.node_of) != 0)
+        return MPI_ERR_OTHER;
     bind_to_core(dmpi_rt.local_rank, dmpi_rt.local_size); /* before p2p init */
     if (dmpi_rt.nnodes > 1 && agree_oversubscribed() != 0) return MPI_ERR_OTHER;
     rc = dmpi_p2p_init();

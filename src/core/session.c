@@ -69,7 +69,7 @@ int dmpi_pset_find(const char *name)
 dmpi_group *dmpi_pset_group(int i, dmpi_session *s)
 {
     const dmpi_group *base = i == DMPI_PSET_WORLD ? dmpi_group_world() : NULL;
-    int me = dmpi_rt.world_rank;
+    int me = dmpi_rt.uni_rank;
     dmpi_group *g = base ? dmpi_group_new(base->size, base->world) : dmpi_group_new(1, &me);
     if (!g) return NULL;
     g->session = s;

@@ -235,8 +235,8 @@ static void apply_knob(int id)
 
 int dmpi_p2p_init(void)
 {
-    dmpi_p2p.me = dmpi_rt.world_rank;
-    dmpi_p2p.nprocs = dmpi_rt.world_size;
+    dmpi_p2p.me = dmpi_rt.uni_rank;
+    dmpi_p2p.nprocs = dmpi_rt.uni_size;
     dmpi_p2p.rx = calloc((size_t)dmpi_p2p.nprocs, sizeof(dmpi_rx_peer));
     dmpi_p2p.tx = calloc((size_t)dmpi_p2p.nprocs, sizeof(dmpi_tx_peer));
     if (!dmpi_p2p.rx || !dmpi_p2p.tx) return MPI_ERR_NO_MEM;

@@ -454,3 +454,17 @@ bool dmpi_pmi_is_singleton(void)
     int st = pmi.state;
     return st == ST_SINGLETON || (st == ST_FINALIZED && pmi.ops == NULL);
 }
+
+int dmpi_pmi_call(const char *cmd, const char *const *kv, const char *expect, char *buf, unsigned cap,
+                  struct dmpi_pmi_msg *m)
+{
+    int rc = -1;
+    pthread_mutex_lock(&pmi.lock);
+    if (pmi.state != ST_CONNECTED || strcmp(pmi.ops->name, "PMI-1") != 0 || !getenv("DMPI_UNIVERSE_ID"))
+        dmpi_pmi_fail("dynamic processes need dmpi's mpiexec with the job on one host (launcher: %s)",
+                      dmpi_pmi_launcher());
+    else
+        rc = dmpi_pmi1_call(cmd, kv, expect, buf, cap, m);
+    pthread_mutex_unlock(&pmi.lock);
+    return rc;
+}

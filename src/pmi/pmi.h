@@ -59,6 +59,13 @@ int dmpi_pmi_fd(void);
 
 bool dmpi_pmi_is_singleton(void);
 
+/* dmpi mpiexec's universe commands (dynamic processes): see
+ * dmpi_pmi1_call in pmi_backend.h. -1 with a reason when the launcher is
+ * not dmpi's mpiexec on one host ($DMPI_UNIVERSE_ID unset). */
+struct dmpi_pmi_msg;
+int dmpi_pmi_call(const char *cmd, const char *const *kv, const char *expect, char *buf, unsigned cap,
+                  struct dmpi_pmi_msg *m);
+
 /* Whether the ranks must watch each other and end the job when one dies:
  * the launcher does not (PMI-2 and PMIx launchers: Slurm without
  * KillOnBadExit); dmpi's mpiexec and hydra (PMI-1) do. DMPI_PEER_WATCH=0|1

@@ -120,6 +120,38 @@ static int p1_finalize(void)
     return exchange("finalize_ack", &m);
 }
 
+int dmpi_pmi1_call(const char *cmd, const char *const *kv, const char *expect, char *buf, size_t cap,
+                   dmpi_pmi_msg *m)
+{
+    if (p1.fd < 0) {
+        dmpi_pmi_fail("%s: not connected", WHO);
+        return -1;
+    }
+    dmpi_pmi_line_begin(&p1.out, cmd);
+    for (; kv && kv[0]; kv += 2) dmpi_pmi_line_str(&p1.out, kv[0], kv[1]);
+    if (send_line(WHO) != 0) return -1;
+    char *line;
+    size_t len;
+    if (dmpi_pmi_sock_read_line(WHO, expect, p1.fd, &p1.rd, &line, &len) != 0) return -1;
+    if (len + 1 > cap) {
+        dmpi_pmi_fail("%s: reply to %s too long", WHO, cmd);
+        return -1;
+    }
+    memcpy(buf, line, len);
+    buf[len] = '\0';
+    if (dmpi_pmi_parse(buf, len, m) != 0 || strcmp(m->cmd, expect) != 0) {
+        dmpi_pmi_fail("%s: the launcher does not serve %s (is this dmpi's mpiexec?)", WHO, cmd);
+        return -1;
+    }
+    int rc = 0;
+    if (dmpi_pmi_msg_int(m, "rc", &rc) != 0) rc = 0;
+    if (rc != 0) {
+        const char *why = dmpi_pmi_msg_str(m, "msg");
+        dmpi_pmi_fail("%s", why ? why : "refused by the launcher");
+    }
+    return rc == 0 ? 0 : 1;
+}
+
 static dmpi_pmi_backend pmi1_ops = {
     .name = WHO,
     .put = p1_put,

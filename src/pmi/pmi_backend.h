@@ -17,6 +17,7 @@
 #define DMPI_PMI_BACKEND_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 /* What a backend learns when it connects. */
 typedef struct dmpi_pmi_job {
@@ -55,6 +56,14 @@ const dmpi_pmi_backend *dmpi_pmi2_start(int fd, dmpi_pmi_job *job);
 const dmpi_pmi_backend *dmpi_pmix_connect(dmpi_pmi_job *job);
 /* True when the environment says a PMIx server started this process. */
 bool dmpi_pmix_in_env(void);
+
+/* dmpi's own PMI-1 commands (dynamic processes, tools/mpiexec/spawn.c):
+ * sends cmd with the name/value pairs kv (NULL-terminated list), reads the
+ * reply, which must be `expect`, into buf[cap] and parses it into m. 0
+ * (rc=0), 1 (the launcher refused: reason in dmpi_pmi_error), -1 error. */
+struct dmpi_pmi_msg;
+int dmpi_pmi1_call(const char *cmd, const char *const *kv, const char *expect, char *buf, size_t cap,
+                   struct dmpi_pmi_msg *m);
 
 /* Records why the last call failed (printf format); kept until the next
  * failure. Thread-safe enough for its use: failures are rare and the text

@@ -275,7 +275,7 @@ int dmpi_win_create(dmpi_comm *comm, int flavor, void *base, MPI_Aint size,
     }
     dmpi_win_hints hints;
     dmpi_win_hints_parse(&hints, info, true);
-    rank_rec mine = {size, disp_unit, 0, (uint64_t)(uintptr_t)base, dmpi_rt.world_rank,
+    rank_rec mine = {size, disp_unit, 0, (uint64_t)(uintptr_t)base, dmpi_rt.uni_rank,
                      tgt ? MPI_SUCCESS : MPI_ERR_NO_MEM};
     mine.align = my_align(flavor, size, info, hints.alloc_shared_noncontig);
     dmpi_datatype *byte = dmpi_coll_byte();

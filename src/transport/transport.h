@@ -77,7 +77,9 @@ typedef struct dmpi_tp_ops {
 } dmpi_tp_ops;
 
 typedef struct dmpi_tp_state {
-    int me, nprocs;
+    int me, nprocs;             /* universe index and size (core/dmpi.h) */
+    int job_lo, job_hi;         /* this job's processes: job_lo .. job_hi */
+    bool uni_open;              /* our address is in the universe key space */
     dmpi_ring *out;             /* out[w]: packets towards world rank w */
     dmpi_ring *in;              /* in[w]: packets from w (shm peers) */
     const dmpi_tp_ops **ops;    /* ops[w]: w's transport (NULL for me) */
@@ -93,9 +95,24 @@ extern dmpi_tp_state dmpi_tp;
 extern const dmpi_tp_ops dmpi_tp_shm_ops;
 
 /* Chooses every peer's transport and starts them (shm when the node has
- * other ranks, ofi when other nodes do). node_of[w]: w's node. 0, or -1
- * after printing why. */
-int dmpi_tp_init(int me, int nprocs, const int *node_of);
+ * other ranks, ofi when other nodes do). Peers are universe indices
+ * 0..nprocs; this job's are job_lo..job_lo+job_n, whose nodes node_of[w]
+ * gives (node_of[w] for others is -1). 0, or -1 after printing why. */
+int dmpi_tp_init(int me, int nprocs, int job_lo, int job_n, int *node_of);
+/* Dynamic processes: publishes this process's network address in the
+ * universe key space, opening the network transport if the job did not
+ * (every member of a spawn, connect or accept calls it first). 0 or -1
+ * (why in *err). */
+int dmpi_tp_universe_open(char *err, int errlen);
+/* Makes peer (a process of another job of the universe) reachable: its
+ * published address into the network transport. wait_s: how long to wait
+ * for it to be published (0: it must be there). 0, or -1 (why in *err). */
+int dmpi_tp_connect(int peer, double wait_s, char *err, int errlen);
+/* Network transport (ofi_uni.c): open without the job-wide exchange;
+ * publish our address; insert a peer's. */
+const dmpi_tp_ops *dmpi_ofi_open_alone(int me, int nprocs, char *err, int errlen);
+int dmpi_ofi_uni_name(char *hex, int cap);
+int dmpi_ofi_uni_insert(int peer, const char *hex);
 void dmpi_tp_finalize(void);
 /* Memory [p, p+n) is about to be freed (MPI_Free_mem): transports that
  * cache registrations drop those that overlap it. */

@@ -66,7 +66,7 @@ static void rank_exited(mpx_job *job, mpx_rank *r, int st)
     if (r->pmi_fd >= 0) mpx_pmi_close(job, r);
     mpx_pmi_gone(job, r);
     mpx_stream_drain(job, r);
-    if (r->rank == 0) mpx_stdin_close(job);
+    if (r->rank == 0 && r->sub == 0) mpx_stdin_close(job);
     if (job->live == 0) job->drain_start = mpx_now();
     if (job->phase != MPX_RUNNING) return; /* killed by us, or a failure is already reported */
     if (r->aborted) return; /* its MPI_Abort is reported (mpx_job_abort) */

@@ -90,18 +90,35 @@ static void exec_rank(mpx_job *job, mpx_rank *r, pid_t parent, int in_fd, int ou
     unsetenv("PMI_PORT"); /* from an enclosing launcher: would confuse PMI clients */
     unsetenv("PMI_ID");
     drop_pmix_env();
+    /* this job's place in the universe (spawn.c); none across hosts */
+    const mpx_sub *sb = job->subs ? &job->subs[r->sub] : NULL;
+    int first = sb ? sb->first : 0, n = sb ? sb->n : job->n;
+    unsetenv("DMPI_PARENT_PORT");
+    unsetenv("DMPI_UNIVERSE_ID");
+    unsetenv("DMPI_UNIVERSE_BASE");
+    if (sb) {
+        setenv("DMPI_UNIVERSE_ID", job->jobid, 1);
+        setenv_int("DMPI_UNIVERSE_BASE", sb->base);
+        setenv_int("DMPI_UNIVERSE_SIZE", job->cap);
+        if (sb->parent_port) setenv("DMPI_PARENT_PORT", sb->parent_port, 1);
+    }
     setenv_int("PMI_FD", pmi_fd);
     setenv_int("PMI_RANK", r->rank);
-    setenv_int("PMI_SIZE", job->size);
-    setenv("DMPI_JOBID", job->jobid, 1);
-    setenv_int("DMPI_LOCAL_RANK", (int)(r - job->ranks));
-    setenv_int("DMPI_LOCAL_SIZE", job->n);
-    setenv_int("MPI_LOCALRANKID", (int)(r - job->ranks));
-    setenv_int("MPI_LOCALNRANKS", job->n);
+    setenv_int("PMI_SIZE", sb ? sb->n : job->size);
+    setenv("DMPI_JOBID", sb ? sb->jobid : job->jobid, 1);
+    setenv_int("DMPI_LOCAL_RANK", (int)(r - job->ranks) - first);
+    setenv_int("DMPI_LOCAL_SIZE", n);
+    setenv_int("MPI_LOCALRANKID", (int)(r - job->ranks) - first);
+    setenv_int("MPI_LOCALNRANKS", n);
     preload_malloc();
 
-    execv(o->prog_path, o->argv);
-    dprintf(2, "mpiexec: rank %d: cannot execute '%s': %s\n", r->rank, o->prog_path, strerror(errno));
+    const char *prog = r->prog ? r->prog : o->prog_path;
+    if (r->wdir && chdir(r->wdir) != 0) {
+        dprintf(2, "mpiexec: rank %d: cannot change to directory '%s': %s\n", r->rank, r->wdir, strerror(errno));
+        _exit(127);
+    }
+    execv(prog, r->argv ? r->argv : o->argv);
+    dprintf(2, "mpiexec: rank %d: cannot execute '%s': %s\n", r->rank, prog, strerror(errno));
     _exit(127);
 }
 
@@ -110,7 +127,7 @@ static int start_rank(mpx_job *job, mpx_rank *r, int devnull)
     int out[2] = {-1, -1}, err[2] = {-1, -1}, sv[2] = {-1, -1}, in[2] = {-1, -1};
     if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0 ||
         socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0 ||
-        (r->rank == 0 && pipe2(in, O_CLOEXEC) != 0)) {
+        (r->rank == 0 && r->sub == 0 && pipe2(in, O_CLOEXEC) != 0)) {
         mpx_log("cannot create pipes for rank %d: %s", r->rank, strerror(errno));
         goto fail;
     }
@@ -120,7 +137,8 @@ static int start_rank(mpx_job *job, mpx_rank *r, int devnull)
         mpx_log("cannot start rank %d: fork: %s", r->rank, strerror(errno));
         goto fail;
     }
-    if (pid == 0) exec_rank(job, r, parent, r->rank == 0 ? in[0] : devnull, out[1], err[1], sv[1]);
+    bool gets_stdin = r->rank == 0 && r->sub == 0;
+    if (pid == 0) exec_rank(job, r, parent, gets_stdin ? in[0] : devnull, out[1], err[1], sv[1]);
 
     if (r == job->ranks) job->pgid = pid;
     (void)setpgid(pid, job->pgid); /* also here, so the group exists before we signal it */
@@ -142,7 +160,7 @@ static int start_rank(mpx_job *job, mpx_rank *r, int devnull)
         mpx_log("cannot watch the pipes of rank %d: %s", r->rank, strerror(errno));
         return -1; /* the rank runs; the job is failed and killed by the caller */
     }
-    if (r->rank == 0) {
+    if (gets_stdin) {
         close(in[0]);
         job->stdin_dst = in[1];
         mpx_set_nonblock(in[1]);
@@ -158,6 +176,20 @@ fail:
         if (in[i] >= 0) close(in[i]);
     }
     return -1;
+}
+
+int mpx_launch_more(mpx_job *job, int first, int count)
+{
+    int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (devnull < 0) {
+        mpx_log("cannot open /dev/null: %s", strerror(errno));
+        return -1;
+    }
+    fflush(NULL);
+    int rc = 0;
+    for (int i = first; i < first + count && rc == 0; i++) rc = start_rank(job, &job->ranks[i], devnull);
+    close(devnull);
+    return rc;
 }
 
 static int launch_local(mpx_job *job)

@@ -335,7 +335,15 @@ int main(int argc, char **argv)
     job.boot = job.mode == MPX_MODE_FRONT ? &mpx_bootstrap_remote : &mpx_bootstrap_local;
     job.n = job.size = opts.np;
     job.stdin_src = job.stdin_dst = -1;
-    job.ranks = calloc((size_t)job.n, sizeof *job.ranks);
+    /* On one host the universe has room for spawned processes (spawn.c):
+     * -usize, else DMPI_UNIVERSE_SIZE, else np + 64. */
+    job.cap = job.n;
+    if (job.mode == MPX_MODE_LOCAL) {
+        job.cap = opts.usize ? opts.usize : job.n + 64;
+        if (job.cap < job.n) job.cap = job.n;
+        if (job.cap > MPX_MAX_PROCS) job.cap = job.n > MPX_MAX_PROCS ? job.n : MPX_MAX_PROCS;
+    }
+    job.ranks = calloc((size_t)job.cap, sizeof *job.ranks);
     if (job.ranks == NULL) {
         mpx_log("out of memory");
         return 1;
@@ -348,6 +356,7 @@ int main(int argc, char **argv)
 
     rc = job.mode == MPX_MODE_FRONT ? mpx_front_init(&job) : 0;
     if (rc == 0) rc = mpx_main_loop(&job);
+    mpx_universe_free(&job);
     free(job.ranks);
     free(job.mapping);
     mpx_free_options(&opts);

@@ -8,7 +8,9 @@
  * the agents with srun there; net.c is the TCP
  * framing between them; pmi_server.c + kvs.c serve PMI-1; iofwd.c forwards
  * stdout/stderr line by line and stdin to rank 0; job.c decides failures,
- * kills, reaps and cleans /dev/shm. One thread. */
+ * kills, reaps and cleans /dev/shm; spawn.c serves dynamic processes
+ * (MPI_Comm_spawn's new jobs, the universe's key space and name service).
+ * One thread. */
 #ifndef MPX_MPIEXEC_H
 #define MPX_MPIEXEC_H
 
@@ -71,6 +73,7 @@ typedef struct mpx_opts {
     int nenv;
     char **argv;      /* program and its arguments (NULL-terminated) */
     char *prog_path;  /* resolved path of argv[0] */
+    int usize;        /* -usize / DMPI_UNIVERSE_SIZE: room for processes in all, 0 not given */
 } mpx_opts;
 
 /* 0: run; -1: done, exit 0 (help/version printed); otherwise the exit
@@ -110,7 +113,12 @@ typedef struct mpx_stream {  /* one forwarded output stream of a rank */
 } mpx_stream;
 
 typedef struct mpx_rank {
-    int rank;
+    int rank;                /* within its job (sub-job) */
+    int sub;                 /* its job: 0 the first, then one per MPI_Comm_spawn */
+    int appnum;              /* MPI_APPNUM: the spawn_multiple command it came from */
+    char *prog;              /* spawned ranks: program path and argv (NULL: opts') */
+    char **argv;
+    char *wdir;              /* spawned ranks: working directory (NULL: mpiexec's) */
     pid_t pid;               /* 0 when not started */
     bool reaped;
     int wstatus;
@@ -128,6 +136,18 @@ typedef struct mpx_rank {
 } mpx_rank;
 
 enum { MPX_RUNNING, MPX_KILLING, MPX_DRAINING };
+
+/* One job of the universe (local mode): the first, started from the
+ * command line, and one per MPI_Comm_spawn. Its ranks are ranks[first ..
+ * first+n); their universe indices base .. base+n. */
+typedef struct mpx_sub {
+    int first, n, base;
+    char jobid[40];
+    char kvsname[64];
+    struct mpx_kvs *kvs;
+    int barrier_count;
+    char *parent_port;       /* spawned: the port its parents accept on */
+} mpx_sub;
 
 enum { MPX_MODE_LOCAL, MPX_MODE_FRONT, MPX_MODE_AGENT };
 
@@ -147,6 +167,12 @@ typedef struct mpx_job {
     pid_t pgid;
     struct mpx_kvs *kvs;
     int barrier_count;
+    /* the universe (local mode; subs NULL otherwise) */
+    mpx_sub *subs;
+    int nsub;
+    int cap;                 /* rank records allocated: the universe size */
+    int next_base;           /* universe index of the next spawned rank */
+    struct mpx_kvs *ukvs;    /* universe-wide keys and published names */
     int gone;                /* ranks with gone set */
     int live;                /* ranks started and not reaped */
     /* failure and shutdown */
@@ -217,6 +243,15 @@ void mpx_pmi_check_barrier(mpx_job *job);
 void mpx_pmi_close(mpx_job *job, mpx_rank *r);
 void mpx_pmi_gone(mpx_job *job, mpx_rank *r);      /* finalized, exited or hung up */
 void mpx_pmi_barrier_done(mpx_job *job, int rc);    /* agent: answer the ranks in the barrier */
+
+/* spawn.c: the universe. A command it serves: true (answered). */
+int mpx_universe_setup(mpx_job *job);
+bool mpx_universe_handle(mpx_job *job, mpx_rank *r, const dmpi_pmi_msg *m);
+void mpx_universe_free(mpx_job *job);
+/* launch.c: starts ranks[first .. first+count) (spawned ranks, local mode) */
+int mpx_launch_more(mpx_job *job, int first, int count);
+/* pmi_server.c: queue a reply line built by the caller */
+void mpx_pmi_reply(mpx_job *job, mpx_rank *r, dmpi_pmi_line *l);
 
 /* kvs.c */
 struct mpx_kvs *mpx_kvs_new(void);

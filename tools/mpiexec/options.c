@@ -23,6 +23,8 @@ static void usage(FILE *f)
             "\n"
             "Options:\n"
             "  -n N, -np N          number of processes (1 to %d; default 1)\n"
+            "  -usize N             universe size: room for N processes in all, spawned\n"
+            "                       ones included (default np + 64; $DMPI_UNIVERSE_SIZE)\n"
             "  -env NAME VALUE      set NAME=VALUE in every process\n"
             "  -genv NAME VALUE     same as -env (one program per job)\n"
             "  -x NAME[=VALUE]      export NAME (with VALUE, or mpiexec's own value)\n"
@@ -215,6 +217,12 @@ int mpx_parse_options(int argc, char **argv, mpx_opts *o)
             }
             o->np = n;
             o->np_given = true;
+        } else if (is("-usize", a, alen) || is("--usize", a, alen) || is("-universe_size", a, alen)) {
+            const char *v = opt_value(argc, argv, &i, eq);
+            int n;
+            if (v == NULL || dmpi_pmi_parse_int(v, &n) != 0 || n < 1 || n > MPX_MAX_PROCS)
+                return bad("option %s needs a universe size (1 to %d)", a, MPX_MAX_PROCS);
+            o->usize = n;
         } else if (is("-env", a, alen) || is("-genv", a, alen) || is("--env", a, alen) || is("--genv", a, alen)) {
             if (eq || i + 2 >= argc) return bad("option %s needs NAME VALUE", a);
             const char *name = argv[i + 1], *value = argv[i + 2];
@@ -287,6 +295,12 @@ int mpx_parse_options(int argc, char **argv, mpx_opts *o)
         }
     }
     if (i >= argc) return bad("no program given");
+    if (o->usize == 0 && getenv("DMPI_UNIVERSE_SIZE") && getenv("DMPI_UNIVERSE_ID") == NULL) {
+        int n; /* (a spawned rank's own value is its universe's, not a request) */
+        if (dmpi_pmi_parse_int(getenv("DMPI_UNIVERSE_SIZE"), &n) != 0 || n < 1 || n > MPX_MAX_PROCS)
+            return bad("bad DMPI_UNIVERSE_SIZE '%s' (1 to %d)", getenv("DMPI_UNIVERSE_SIZE"), MPX_MAX_PROCS);
+        o->usize = n;
+    }
     o->argv = argv + i;
     int rc = mpx_slurm_setup(o); /* inside a Slurm allocation: its hosts, srun */
     if (rc) return rc;

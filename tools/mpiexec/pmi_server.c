@@ -23,7 +23,7 @@ int mpx_pmi_setup(mpx_job *job)
         job->ranks[i].rd = mpx_xmalloc(sizeof *job->ranks[i].rd);
         dmpi_pmi_reader_init(job->ranks[i].rd);
     }
-    return 0;
+    return job->mode == MPX_MODE_LOCAL ? mpx_universe_setup(job) : 0;
 }
 
 void mpx_pmi_close(mpx_job *job, mpx_rank *r)
@@ -76,6 +76,14 @@ void mpx_pmi_writable(mpx_job *job, mpx_rank *r)
     }
 }
 
+static void reply(mpx_job *job, mpx_rank *r);
+
+void mpx_pmi_reply(mpx_job *job, mpx_rank *r, dmpi_pmi_line *l)
+{
+    if (l != &line) line = *l;
+    reply(job, r);
+}
+
 /* Queues the reply built in `line` and tries to send it. */
 static void reply(mpx_job *job, mpx_rank *r)
 {
@@ -120,6 +128,36 @@ static void reply_ok(mpx_job *job, mpx_rank *r, const char *cmd)
 /* Across hosts mpiexec (the front) keeps every rank's barrier state from
  * its agents' reports and sends the outcome to every agent, which answers
  * its own ranks (mpx_pmi_barrier_done). */
+static void barrier_done_range(mpx_job *job, int lo, int hi, int rc)
+{
+    for (int i = lo; i < hi; i++) {
+        mpx_rank *r = &job->ranks[i];
+        if (!r->in_barrier) continue;
+        r->in_barrier = false;
+        if (rc == 0) reply_ok(job, r, "barrier_out");
+        else reply_error(job, r, "barrier_out", "a_rank_left_before_the_barrier");
+    }
+}
+
+/* Local mode: each job of the universe has its own barrier. */
+static void check_sub_barriers(mpx_job *job)
+{
+    for (int s = 0; s < job->nsub; s++) {
+        mpx_sub *sb = &job->subs[s];
+        if (sb->barrier_count == 0) continue;
+        int rc = 0;
+        if (sb->barrier_count < sb->n) {
+            for (int i = sb->first; i < sb->first + sb->n; i++) {
+                mpx_rank *r = &job->ranks[i];
+                if (!r->in_barrier && r->gone) { rc = -1; break; }
+            }
+            if (rc == 0) continue;
+        }
+        sb->barrier_count = 0;
+        barrier_done_range(job, sb->first, sb->first + sb->n, rc);
+    }
+}
+
 void mpx_pmi_barrier_done(mpx_job *job, int rc)
 {
     for (int i = 0; i < job->n; i++) {
@@ -134,6 +172,10 @@ void mpx_pmi_barrier_done(mpx_job *job, int rc)
 
 void mpx_pmi_check_barrier(mpx_job *job)
 {
+    if (job->subs) {
+        check_sub_barriers(job);
+        return;
+    }
     if (job->barrier_count == 0 || job->mode == MPX_MODE_AGENT) return;
     int rc = 0;
     if (job->barrier_count < job->n) {
@@ -154,10 +196,20 @@ void mpx_pmi_check_barrier(mpx_job *job)
     mpx_pmi_barrier_done(job, rc);
 }
 
-static bool kvsname_ok(mpx_job *job, const dmpi_pmi_msg *m)
+static const char *kvsname_of(mpx_job *job, const mpx_rank *r)
+{
+    return job->subs ? job->subs[r->sub].kvsname : job->kvsname;
+}
+
+static struct mpx_kvs *kvs_of(mpx_job *job, const mpx_rank *r)
+{
+    return job->subs ? job->subs[r->sub].kvs : job->kvs;
+}
+
+static bool kvsname_ok(mpx_job *job, const mpx_rank *r, const dmpi_pmi_msg *m)
 {
     const char *k = dmpi_pmi_msg_str(m, "kvsname");
-    return k == NULL || strcmp(k, job->kvsname) == 0;
+    return k == NULL || strcmp(k, kvsname_of(job, r)) == 0;
 }
 
 static bool key_ok(const char *key)
@@ -168,21 +220,24 @@ static bool key_ok(const char *key)
 static void do_get(mpx_job *job, mpx_rank *r, const dmpi_pmi_msg *m)
 {
     const char *key = dmpi_pmi_msg_str(m, "key");
-    const char *err = !kvsname_ok(job, m) ? "unknown_kvsname" : !key_ok(key) ? "bad_key" : NULL;
+    const char *err = !kvsname_ok(job, r, m) ? "unknown_kvsname" : !key_ok(key) ? "bad_key" : NULL;
     if (err) {
         reply_error(job, r, "get_result", err);
         return;
     }
     char mapping[64];
     const char *val = NULL;
-    if (strcmp(key, "PMI_process_mapping") == 0 && job->mapping) {
+    if (strcmp(key, "PMI_process_mapping") == 0 && job->subs && r->sub > 0) {
+        snprintf(mapping, sizeof mapping, "(vector,(0,1,%d))", job->subs[r->sub].n);
+        val = mapping;
+    } else if (strcmp(key, "PMI_process_mapping") == 0 && job->mapping) {
         val = job->mapping;
     } else if (strcmp(key, "PMI_process_mapping") == 0) {
         /* one node holding all ranks, in MPICH's vector notation */
         snprintf(mapping, sizeof mapping, "(vector,(0,1,%d))", job->n);
         val = mapping;
     } else {
-        val = mpx_kvs_get(job->kvs, key);
+        val = mpx_kvs_get(kvs_of(job, r), key);
     }
     dmpi_pmi_line_begin(&line, "get_result");
     if (val) {
@@ -200,10 +255,10 @@ static void do_get(mpx_job *job, mpx_rank *r, const dmpi_pmi_msg *m)
 static void do_put(mpx_job *job, mpx_rank *r, const dmpi_pmi_msg *m)
 {
     const char *key = dmpi_pmi_msg_str(m, "key"), *val = dmpi_pmi_msg_str(m, "value");
-    const char *err = !kvsname_ok(job, m) ? "unknown_kvsname"
+    const char *err = !kvsname_ok(job, r, m) ? "unknown_kvsname"
                       : !key_ok(key)      ? "bad_key"
                       : val == NULL || strlen(val) > DMPI_PMI_VALLEN_MAX ? "bad_value"
-                      : mpx_kvs_put(job->kvs, key, val) != 0 ? "kvs_full"
+                      : mpx_kvs_put(kvs_of(job, r), key, val) != 0 ? "kvs_full"
                                                              : NULL;
     if (err) {
         reply_error(job, r, "put_result", err);
@@ -266,17 +321,17 @@ static void handle(mpx_job *job, mpx_rank *r, char *text, size_t len)
     } else if (strcmp(c, "get_appnum") == 0) {
         dmpi_pmi_line_begin(&line, "appnum");
         dmpi_pmi_line_int(&line, "rc", 0);
-        dmpi_pmi_line_int(&line, "appnum", 0);
+        dmpi_pmi_line_int(&line, "appnum", r->appnum);
         reply(job, r);
     } else if (strcmp(c, "get_universe_size") == 0) {
         dmpi_pmi_line_begin(&line, "universe_size");
         dmpi_pmi_line_int(&line, "rc", 0);
-        dmpi_pmi_line_int(&line, "size", job->size);
+        dmpi_pmi_line_int(&line, "size", job->subs ? job->cap : job->size);
         reply(job, r);
     } else if (strcmp(c, "get_my_kvsname") == 0) {
         dmpi_pmi_line_begin(&line, "my_kvsname");
         dmpi_pmi_line_int(&line, "rc", 0);
-        dmpi_pmi_line_str(&line, "kvsname", job->kvsname);
+        dmpi_pmi_line_str(&line, "kvsname", kvsname_of(job, r));
         reply(job, r);
     } else if (strcmp(c, "put") == 0) {
         do_put(job, r, &m);
@@ -288,7 +343,8 @@ static void handle(mpx_job *job, mpx_rank *r, char *text, size_t len)
             return;
         }
         r->in_barrier = true;
-        job->barrier_count++;
+        if (job->subs) job->subs[r->sub].barrier_count++;
+        else job->barrier_count++;
         if (job->mode == MPX_MODE_AGENT) mpx_agent_barrier_in(job, r);
         mpx_pmi_check_barrier(job);
     } else if (strcmp(c, "finalize") == 0) {
@@ -297,6 +353,8 @@ static void handle(mpx_job *job, mpx_rank *r, char *text, size_t len)
         mpx_pmi_gone(job, r);
     } else if (strcmp(c, "abort") == 0) {
         do_abort(job, r, &m);
+    } else if (mpx_universe_handle(job, r, &m)) {
+        /* answered */
     } else {
         reply_error(job, r, c, "unsupported_command");
     }

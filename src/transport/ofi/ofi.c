@@ -129,12 +129,13 @@ static int exchange_addresses(const int *node_of)
     to_hex(name, len, val);
     snprintf(key, sizeof key, "dmpi-ofi-%d", o->me);
     if (dmpi_pmi_put(key, val) != 0) return -FI_EIO;
-    dmpi_ofi_watch_publish(o->me, node_of);
+    int lo = dmpi_tp.job_lo, n = dmpi_tp.job_hi - lo; /* the watch counts this job's ranks */
+    dmpi_ofi_watch_publish(o->me - lo, node_of + lo);
     if (dmpi_pmi_barrier() != 0) return -FI_EIO;
     o->addr = calloc((size_t)o->nprocs, sizeof(fi_addr_t));
     if (!o->addr) return -FI_ENOMEM;
-    for (int w = 0; w < o->nprocs; w++) {
-        o->addr[w] = FI_ADDR_NOTAVAIL;
+    for (int w = 0; w < o->nprocs; w++) o->addr[w] = FI_ADDR_NOTAVAIL;
+    for (int w = dmpi_tp.job_lo; w < dmpi_tp.job_hi; w++) { /* this job's; others on connect */
         if (node_of[w] == node_of[o->me]) continue;
         snprintf(key, sizeof key, "dmpi-ofi-%d", w);
         int n;
@@ -142,7 +143,7 @@ static int exchange_addresses(const int *node_of)
             return -FI_EADDRNOTAVAIL;
         if (fi_av_insert(o->av, name, 1, &o->addr[w], 0, NULL) != 1) return -FI_EADDRNOTAVAIL;
     }
-    dmpi_ofi_watch_connect(o->me, o->nprocs, node_of);
+    dmpi_ofi_watch_connect(o->me - lo, n, node_of + lo);
     return 0;
 }
 
@@ -168,12 +169,49 @@ static const dmpi_tp_ops ofi_ops = {
 };
 static dmpi_tp_ops ofi_ops_tuned;
 
+/* Opens the endpoint and the packet machinery; exchanges addresses with
+ * the job's other nodes when node_of is given. */
+static const dmpi_tp_ops *open_net(int me, int nprocs, const int *node_of);
+
 const dmpi_tp_ops *dmpi_ofi_open(int me, int nprocs, const int *node_of)
+{
+    for (int w = dmpi_tp.job_lo; w < dmpi_tp.job_hi; w++) dmpi_ofi.nremote += node_of[w] != node_of[me];
+    return open_net(me, nprocs, node_of);
+}
+
+/* Dynamic processes: the job lies on one node, and another job's process
+ * is to be reached. No job-wide exchange (only some ranks call this). */
+const dmpi_tp_ops *dmpi_ofi_open_alone(int me, int nprocs, char *err, int errlen)
+{
+    dmpi_ofi.nremote = 0;
+    const dmpi_tp_ops *t = open_net(me, nprocs, NULL);
+    if (!t) snprintf(err, (size_t)errlen, "cannot open the network transport (libfabric), which "
+                     "carries the traffic between jobs: see the messages above");
+    return t;
+}
+
+int dmpi_ofi_uni_name(char *hex, int cap)
+{
+    unsigned char name[512];
+    size_t len = sizeof name;
+    if (!dmpi_ofi.ep || fi_getname(&dmpi_ofi.ep->fid, name, &len) != 0 || (int)(2 * len + 1) > cap) return -1;
+    to_hex(name, len, hex);
+    return 0;
+}
+
+int dmpi_ofi_uni_insert(int peer, const char *hex)
+{
+    unsigned char name[512];
+    int n = from_hex(hex, name, sizeof name);
+    if (n <= 0 || !dmpi_ofi.av) return -1;
+    return fi_av_insert(dmpi_ofi.av, name, 1, &dmpi_ofi.addr[peer], 0, NULL) == 1 ? 0 : -1;
+}
+
+static const dmpi_tp_ops *open_net(int me, int nprocs, const int *node_of)
 {
     ofi_state *o = &dmpi_ofi;
     o->me = me;
     o->nprocs = nprocs;
-    for (int w = 0; w < nprocs; w++) o->nremote += node_of[w] != node_of[me];
     /* rxm sends a message eagerly up to its buffer size (16 KiB unless
      * told): make it hold our largest packet, so that a packet is one
      * transfer and not rxm's own rendezvous under ours (2 ranks on two
@@ -211,7 +249,12 @@ const dmpi_tp_ops *dmpi_ofi_open(int me, int nprocs, const int *node_of)
     o->inject_max = o->info->tx_attr->inject_size;
     o->msg_max = o->info->ep_attr->max_msg_size;
     rc = open_endpoint(o->info);
-    if (rc == 0) rc = exchange_addresses(node_of);
+    if (rc == 0 && node_of) rc = exchange_addresses(node_of);
+    if (rc == 0 && !node_of) {
+        o->addr = malloc((size_t)nprocs * sizeof(fi_addr_t));
+        if (!o->addr) rc = -FI_ENOMEM;
+        for (int w = 0; rc == 0 && w < nprocs; w++) o->addr[w] = FI_ADDR_NOTAVAIL;
+    }
     if (rc == 0) {
         ofi_ops_tuned = ofi_ops;
         /* Receiver-first offers need a packet sent after a write to land

@@ -283,8 +283,11 @@ static void deliver(int peer, ofi_buf *b)
 {
     dmpi_pkt *p = (dmpi_pkt *)(void *)b->mem;
     dmpi_ofi.rx_seq[peer]++;
-    if (b->len >= DMPI_CELL && p->type == OFI_PKT_FIN) dmpi_ofi.fins++;
-    else dmpi_tp.deliver(peer, b->mem, b->len);
+    if (b->len >= DMPI_CELL && p->type == OFI_PKT_FIN) {
+        if (peer >= dmpi_tp.job_lo && peer < dmpi_tp.job_hi) dmpi_ofi.fins++; /* this job's */
+    } else {
+        dmpi_tp.deliver(peer, b->mem, b->len);
+    }
 }
 
 /* Delivers the packets of peer that wait (early or held back) and whose
@@ -307,8 +310,13 @@ static void on_recv(ofi_buf *b, const struct fi_cq_tagged_entry *e)
 {
     ofi_state *o = &dmpi_ofi;
     int peer = (int)(uint32_t)e->tag;
-    if (peer < 0 || peer >= o->nprocs || peer == o->me || o->addr[peer] == FI_ADDR_NOTAVAIL)
+    if (peer < 0 || peer >= o->nprocs || peer == o->me)
         dmpi_abort_job(1, "dmpi: rank %d: network packet from no rank of the job", o->me);
+    if (o->addr[peer] == FI_ADDR_NOTAVAIL) { /* a process of another job that connects */
+        char err[200];
+        if (dmpi_tp_connect(peer, 0, err, sizeof err) != 0)
+            dmpi_abort_job(1, "dmpi: rank %d: network packet from process %d: %s", o->me, peer, err);
+    }
     o->posted--;
     b->seq = (uint32_t)(e->tag >> 32);
     b->len = e->len;
@@ -407,7 +415,9 @@ int dmpi_ofi_wait(int ms)
 void dmpi_ofi_arrive_finalize(void)
 {
     dmpi_ofi.finalizing = true;
-    for (int w = 0; w < dmpi_ofi.nprocs; w++) {
+    /* This job's peers only: another job's processes finalize on their own
+     * (a program disconnects from them first, MPI 4.1 sec. 11.10.4). */
+    for (int w = dmpi_tp.job_lo; w < dmpi_tp.job_hi; w++) {
         if (w == dmpi_ofi.me || dmpi_ofi.addr[w] == FI_ADDR_NOTAVAIL) continue;
         /* Sent with a completion, never injected: the endpoint closes
          * only once every FIN has really left (a packet still queued in
