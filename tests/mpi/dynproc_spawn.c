@@ -6,7 +6,9 @@
  * then disconnect. A non-spawned job has no parent; a spawn of a missing
  * program fails with MPI_ERR_SPAWN and every error code MPI_ERR_SPAWN,
  * and starts nothing. The children report their error count to the
- * parents, whose rank 0 prints the verdict. */
+ * parents, whose rank 0 prints the verdict. With the argument "abortchild"
+ * a child calls MPI_Abort while its parents wait: mpiexec must end the
+ * whole universe (testlist: expect=fail). */
 #include "common.h"
 
 #include <unistd.h>
@@ -96,6 +98,11 @@ int main(int argc, char **argv)
 {
     t_init(&argc, &argv);
     if (argc > 1 && strcmp(argv[1], "child") == 0) return child();
+    if (argc > 1 && strcmp(argv[1], "abort") == 0) {
+        if (t_rank == 1) MPI_Abort(MPI_COMM_WORLD, 3);
+        MPI_Barrier(MPI_COMM_WORLD);
+        return 0;
+    }
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
     CHECK(n > 0, "cannot find this program");
     self[n > 0 ? n : 0] = '\0';
@@ -106,6 +113,13 @@ int main(int argc, char **argv)
     char *args[] = {"child", NULL};
     int codes[3] = {-1, -1, -1};
     MPI_Comm inter;
+    if (argc > 1 && strcmp(argv[1], "abortchild") == 0) {
+        char *aargs[] = {"abort", NULL};
+        int v;
+        MPI_CHK(MPI_Comm_spawn(self, aargs, 2, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter, codes));
+        MPI_Recv(&v, 1, MPI_INT, 0, 1, inter, MPI_STATUS_IGNORE); /* never comes */
+        return 0;
+    }
     MPI_CHK(MPI_Comm_spawn(self, args, 2, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter, codes));
     CHECK(codes[0] == MPI_SUCCESS && codes[1] == MPI_SUCCESS, "error codes %d %d", codes[0], codes[1]);
     int app0[2] = {0, 0};
