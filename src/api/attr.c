@@ -128,7 +128,7 @@ static bool comm_predefined(void *obj, int keyval, void **value)
     case MPI_HOST: p = &host; break;            /* no host process */
     case MPI_IO: p = &io; break;                /* every process can do I/O */
     case MPI_WTIME_IS_GLOBAL: p = &wtime_global; break;
-    case MPI_UNIVERSE_SIZE: p = &universe; *p = dmpi_rt.uni_size; break;
+    case MPI_UNIVERSE_SIZE: p = &universe; *p = dmpi_rt.uni_attr; break;
     case MPI_APPNUM:
         if (dmpi_rt.appnum < 0) return false;
         p = &appnum;

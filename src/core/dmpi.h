@@ -332,6 +332,7 @@ typedef struct dmpi_runtime {
      * name processes by universe index (the first job's equal its world
      * ranks). uni_size: room for this many (MPI_UNIVERSE_SIZE). */
     int uni_base, uni_size, uni_rank;
+    int uni_attr;             /* MPI_UNIVERSE_SIZE: the launcher's, else world_size */
     pthread_t main_thread;
     double wtime_base;
     bool oversubscribed;      /* more local ranks than processors, node-wide (same on every rank) */

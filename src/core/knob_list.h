@@ -125,7 +125,7 @@
               "watch the node's ranks and the next node while waiting; abort if one died")    \
     DMPI_KNOB(PMI_TIMEOUT, "DMPI_PMI_TIMEOUT", INT, 300, "", LAUNCH, USER_DETAIL, LOCAL, LIVE,   \
               "seconds one answer from the launcher may take; 0: forever")                     \
-    DMPI_KNOB(UNIVERSE_SIZE, "DMPI_UNIVERSE_SIZE", INT, 0, "np + 64 (mpiexec)", LAUNCH,          \
+    DMPI_KNOB(UNIVERSE_SIZE, "DMPI_UNIVERSE_SIZE", INT, 0, "np + 1024 (mpiexec)", LAUNCH,          \
               USER_BASIC, ALL_EQ, INIT,                                                          \
               "room for processes in all, spawned ones included (mpiexec -usize; MPI_UNIVERSE_SIZE)") \
     DMPI_KNOB(CONNECT_TIMEOUT, "DMPI_CONNECT_TIMEOUT", INT, 60, "", LAUNCH, USER_DETAIL, LOCAL, LIVE, \

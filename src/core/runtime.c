@@ -198,6 +198,8 @@ static void init_universe(void)
         if (base < 0 || base > 1 << 20) base = 0;
     }
     if (size < base + dmpi_rt.world_size) size = base + dmpi_rt.world_size;
+    int told = dmpi_pmi_universe_size();
+    dmpi_rt.uni_attr = told > 0 ? told : dmpi_rt.world_size;
     dmpi_rt.uni_base = (int)base;
     dmpi_rt.uni_size = (int)size;
     dmpi_rt.uni_rank = (int)base + dmpi_rt.world_rank;

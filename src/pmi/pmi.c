@@ -468,3 +468,8 @@ int dmpi_pmi_call(const char *cmd, const char *const *kv, const char *expect, ch
     pthread_mutex_unlock(&pmi.lock);
     return rc;
 }
+
+int dmpi_pmi_universe_size(void)
+{
+    return pmi.state == ST_CONNECTED && pmi.ops && strcmp(pmi.ops->name, "PMI-1") == 0 ? pmi.job.universe : -1;
+}

@@ -59,6 +59,9 @@ int dmpi_pmi_fd(void);
 
 bool dmpi_pmi_is_singleton(void);
 
+/* The universe size the launcher tells (PMI-1 get_universe_size), -1 none. */
+int dmpi_pmi_universe_size(void);
+
 /* dmpi mpiexec's universe commands (dynamic processes): see
  * dmpi_pmi1_call in pmi_backend.h. -1 with a reason when the launcher is
  * not dmpi's mpiexec on one host ($DMPI_UNIVERSE_ID unset). */

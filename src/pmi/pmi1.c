@@ -178,6 +178,10 @@ static const dmpi_pmi_backend *pmi1_start(dmpi_pmi_job *job)
     if (exchange("appnum", &m) != 0) return NULL;
     if (dmpi_pmi_msg_int(&m, "appnum", &job->appnum) != 0) job->appnum = 0;
 
+    dmpi_pmi_line_begin(&p1.out, "get_universe_size");
+    job->universe = -1;
+    if (exchange("universe_size", &m) == 0 && dmpi_pmi_msg_int(&m, "size", &v) == 0 && v > 0) job->universe = v;
+
     dmpi_pmi_line_begin(&p1.out, "get_my_kvsname");
     if (exchange("my_kvsname", &m) != 0) return NULL;
     const char *k = dmpi_pmi_msg_str(&m, "kvsname");

@@ -22,6 +22,7 @@
 /* What a backend learns when it connects. */
 typedef struct dmpi_pmi_job {
     int rank, size, appnum;
+    int universe;    /* the launcher's universe size (MPI_UNIVERSE_SIZE), -1 not told */
     char jobid[257]; /* the launcher's name for the job (may hold any bytes but NUL) */
     int fd;          /* the launcher socket, or -1 (PMIx) */
 } dmpi_pmi_job;

@@ -74,6 +74,8 @@ static void setup_once(void)
     done = 1;
     dmpi_rt.world_rank = 0;
     dmpi_rt.world_size = 2;
+    dmpi_rt.uni_rank = 0; /* the universe is this job (core/dmpi.h) */
+    dmpi_rt.uni_size = 2;
     dmpi_rt.initialized = true;
     dmpi_rt.thread_level = MPI_THREAD_SINGLE;
     dmpi_datatype_init();

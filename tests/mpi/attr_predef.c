@@ -42,10 +42,7 @@ static void check_values(MPI_Comm comm, int deprecated)
 
     int us = attr_int(comm, MPI_UNIVERSE_SIZE, UNSET, deprecated);
     CHECK(us == UNSET || us >= t_size, "MPI_UNIVERSE_SIZE %d below the world size", us);
-    /* dmpi's mpiexec leaves room for 64 spawned processes unless told
-     * otherwise (-usize, DMPI_UNIVERSE_SIZE; docs/dynproc.md) */
-    const char *usz = getenv("DMPI_UNIVERSE_SIZE");
-    if (dmpi) CHECK(us == (usz ? atoi(usz) : t_size), "MPI_UNIVERSE_SIZE %d", us);
+    if (dmpi) CHECK(us == t_size, "MPI_UNIVERSE_SIZE %d", us);
 
     int app = attr_int(comm, MPI_APPNUM, UNSET, deprecated);
     CHECK(app == UNSET || app >= 0, "MPI_APPNUM %d", app);

@@ -336,10 +336,11 @@ int main(int argc, char **argv)
     job.n = job.size = opts.np;
     job.stdin_src = job.stdin_dst = -1;
     /* On one host the universe has room for spawned processes (spawn.c):
-     * -usize, else DMPI_UNIVERSE_SIZE, else np + 64. */
+     * -usize, else DMPI_UNIVERSE_SIZE, else np + 1024 (the
+     * MPI_UNIVERSE_SIZE attribute is np then: pmi_server.c). */
     job.cap = job.n;
     if (job.mode == MPX_MODE_LOCAL) {
-        job.cap = opts.usize ? opts.usize : job.n + 64;
+        job.cap = opts.usize ? opts.usize : job.n + 1024;
         if (job.cap < job.n) job.cap = job.n;
         if (job.cap > MPX_MAX_PROCS) job.cap = job.n > MPX_MAX_PROCS ? job.n : MPX_MAX_PROCS;
     }

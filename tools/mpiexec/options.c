@@ -24,7 +24,7 @@ static void usage(FILE *f)
             "Options:\n"
             "  -n N, -np N          number of processes (1 to %d; default 1)\n"
             "  -usize N             universe size: room for N processes in all, spawned\n"
-            "                       ones included (default np + 64; $DMPI_UNIVERSE_SIZE)\n"
+            "                       ones included (default np + 1024; $DMPI_UNIVERSE_SIZE)\n"
             "  -env NAME VALUE      set NAME=VALUE in every process\n"
             "  -genv NAME VALUE     same as -env (one program per job)\n"
             "  -x NAME[=VALUE]      export NAME (with VALUE, or mpiexec's own value)\n"

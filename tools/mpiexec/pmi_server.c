@@ -326,7 +326,8 @@ static void handle(mpx_job *job, mpx_rank *r, char *text, size_t len)
     } else if (strcmp(c, "get_universe_size") == 0) {
         dmpi_pmi_line_begin(&line, "universe_size");
         dmpi_pmi_line_int(&line, "rc", 0);
-        dmpi_pmi_line_int(&line, "size", job->subs ? job->cap : job->size);
+        /* MPI_UNIVERSE_SIZE: what -usize asked for, else the first job's size */
+        dmpi_pmi_line_int(&line, "size", job->opts->usize && job->subs ? job->opts->usize : job->subs ? job->subs[0].n : job->size);
         reply(job, r);
     } else if (strcmp(c, "get_my_kvsname") == 0) {
         dmpi_pmi_line_begin(&line, "my_kvsname");
