@@ -8,7 +8,9 @@
  * and starts nothing. The children report their error count to the
  * parents, whose rank 0 prints the verdict. With the argument "abortchild"
  * a child calls MPI_Abort while its parents wait: mpiexec must end the
- * whole universe (testlist: expect=fail). */
+ * whole universe (testlist: expect=fail). With "nodisconnect" the parents
+ * send one message and finalize without disconnecting while the children
+ * are still receiving it: neither side's MPI_Finalize may hang. */
 #include "common.h"
 
 #include <unistd.h>
@@ -98,6 +100,16 @@ int main(int argc, char **argv)
 {
     t_init(&argc, &argv);
     if (argc > 1 && strcmp(argv[1], "child") == 0) return child();
+    if (argc > 1 && strcmp(argv[1], "late") == 0) { /* finalize after the parents */
+        MPI_Comm parent;
+        int v = 0;
+        MPI_CHK(MPI_Comm_get_parent(&parent));
+        if (t_rank == 1) MPI_CHK(MPI_Recv(&v, 1, MPI_INT, 0, 4, parent, MPI_STATUS_IGNORE));
+        if (t_rank == 1 && v != 44) fprintf(stderr, "late child got %d\n", v);
+        usleep(200000);
+        MPI_Finalize();
+        return t_rank == 1 && v != 44;
+    }
     if (argc > 1 && strcmp(argv[1], "abort") == 0) {
         if (t_rank == 1) MPI_Abort(MPI_COMM_WORLD, 3);
         MPI_Barrier(MPI_COMM_WORLD);
@@ -113,6 +125,13 @@ int main(int argc, char **argv)
     char *args[] = {"child", NULL};
     int codes[3] = {-1, -1, -1};
     MPI_Comm inter;
+    if (argc > 1 && strcmp(argv[1], "nodisconnect") == 0) {
+        char *largs[] = {"late", NULL};
+        int v = 44;
+        MPI_CHK(MPI_Comm_spawn(self, largs, 2, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter, codes));
+        if (t_rank == 0) MPI_CHK(MPI_Send(&v, 1, MPI_INT, 1, 4, inter));
+        return t_finish();
+    }
     if (argc > 1 && strcmp(argv[1], "abortchild") == 0) {
         char *aargs[] = {"abort", NULL};
         int v;

@@ -73,13 +73,13 @@ static void rank_exited(mpx_job *job, mpx_rank *r, int st)
 
     if (WIFSIGNALED(st)) {
         int sig = WTERMSIG(st);
-        mpx_log("rank %d (pid %d) killed by signal %d (%s)", r->rank, (int)r->pid, sig, mpx_signame(sig));
+        mpx_log("%s (pid %d) killed by signal %d (%s)", mpx_rank_label(r), (int)r->pid, sig, mpx_signame(sig));
         mpx_job_fail(job, 128 + sig);
     } else if (WIFEXITED(st) && WEXITSTATUS(st) != 0) {
-        mpx_log("rank %d (pid %d) exited with code %d", r->rank, (int)r->pid, WEXITSTATUS(st));
+        mpx_log("%s (pid %d) exited with code %d", mpx_rank_label(r), (int)r->pid, WEXITSTATUS(st));
         mpx_job_fail(job, WEXITSTATUS(st));
     } else if (r->pmi_init && !r->finalized) {
-        mpx_log("rank %d (pid %d) exited without calling MPI_Finalize", r->rank, (int)r->pid);
+        mpx_log("%s (pid %d) exited without calling MPI_Finalize", mpx_rank_label(r), (int)r->pid);
         mpx_job_fail(job, 1);
     }
 }
@@ -142,8 +142,8 @@ void mpx_job_timers(mpx_job *job, double now)
             r->pmi_hup = false;
             job->hup_pending--;
             if (job->phase == MPX_RUNNING) {
-                mpx_log("rank %d (pid %d) closed its PMI connection without calling MPI_Finalize",
-                        r->rank, (int)r->pid);
+                mpx_log("%s (pid %d) closed its PMI connection without calling MPI_Finalize",
+                        mpx_rank_label(r), (int)r->pid);
                 mpx_job_fail(job, 1);
             }
         }

@@ -293,6 +293,7 @@ const char *mpx_signame(int sig);
 void *mpx_xmalloc(size_t n);
 void *mpx_xrealloc(void *p, size_t n);
 void mpx_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+const char *mpx_rank_label(const mpx_rank *r); /* "rank N" or "rank N of spawned job K" */
 
 /* main.c: the event loop's watch list (epoll). A watched fd is unwatched
  * with mpx_loop_del before it is closed. */

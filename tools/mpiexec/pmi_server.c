@@ -279,10 +279,10 @@ static void do_abort(mpx_job *job, mpx_rank *r, const dmpi_pmi_msg *m)
     mpx_stream_drain(job, r); /* what it printed before aborting comes first */
     char line[1024];
     if (msg && msg[0])
-        snprintf(line, sizeof line, "rank %d (pid %d) called MPI_Abort with code %d: %s", r->rank,
+        snprintf(line, sizeof line, "%s (pid %d) called MPI_Abort with code %d: %s", mpx_rank_label(r),
                  (int)r->pid, code, msg);
     else
-        snprintf(line, sizeof line, "rank %d (pid %d) called MPI_Abort with code %d", r->rank,
+        snprintf(line, sizeof line, "%s (pid %d) called MPI_Abort with code %d", mpx_rank_label(r),
                  (int)r->pid, code);
     int status = code & 255;
     if (status == 0 && code != 0) status = 1;

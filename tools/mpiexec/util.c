@@ -143,3 +143,11 @@ void mpx_log(const char *fmt, ...)
         else break;
     }
 }
+
+const char *mpx_rank_label(const mpx_rank *r)
+{
+    static char buf[64];
+    if (r->sub > 0) snprintf(buf, sizeof buf, "rank %d of spawned job %d", r->rank, r->sub);
+    else snprintf(buf, sizeof buf, "rank %d", r->rank);
+    return buf;
+}
