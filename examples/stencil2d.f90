@@ -110,6 +110,11 @@ program stencil2d
   call MPI_Type_free(edge_x)
   call MPI_Comm_free(cart)
   call MPI_Finalize()
+  ! a main program's allocatables live on (they are saved): free them
+  if (allocated(full)) deallocate (full)
+  if (allocated(ref)) deallocate (ref)
+  if (allocated(mine)) deallocate (mine)
+  deallocate (u, unew, info, counts, displs, gathered)
   if (.not. ok) stop 1
 
 contains

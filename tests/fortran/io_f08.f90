@@ -151,6 +151,7 @@ program io_f08
   call MPI_Type_free(vec)
   call MPI_Allreduce(ft_errors, total, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD)
   call ft_report(total)
+  deallocate(all)
   call MPI_Finalize()
 contains
   integer function expected(i)   ! file element i (1-based) as written
