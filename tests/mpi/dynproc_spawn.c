@@ -130,6 +130,7 @@ int main(int argc, char **argv)
         int v = 44;
         MPI_CHK(MPI_Comm_spawn(self, largs, 2, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter, codes));
         if (t_rank == 0) MPI_CHK(MPI_Send(&v, 1, MPI_INT, 1, 4, inter));
+        MPI_CHK(MPI_Comm_free(&inter)); /* freed, not disconnected */
         return t_finish();
     }
     if (argc > 1 && strcmp(argv[1], "abortchild") == 0) {
