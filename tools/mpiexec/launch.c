@@ -22,13 +22,13 @@ static void setenv_int(const char *name, int v)
     setenv(name, buf, 1);
 }
 
-/* DMPI_SHM_MALLOC (default on): preload libdmpi_malloc.so, found next to
- * this mpiexec (<bin>/../lib in an install, <bin>/.. in a build tree), so
- * that large malloc blocks of the ranks come from the shared heap. */
-static void preload_malloc(void)
+/* Preloads the library name, found next to this mpiexec (<bin>/../lib in
+ * an install, <bin>/.. in a build tree), into the rank: libdmpi_malloc.so
+ * with DMPI_SHM_MALLOC (default on), so that large malloc blocks of the
+ * ranks come from the shared heap; libdmpi_profile.so with DMPI_PROFILE
+ * set and not 0 (mpiexec --profile). */
+static void preload(const char *name)
 {
-    const char *v = getenv("DMPI_SHM_MALLOC");
-    if (v && !strcmp(v, "0")) return;
     char exe[4096];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (n <= 0) return;
@@ -36,10 +36,10 @@ static void preload_malloc(void)
     char *slash = strrchr(exe, '/');
     if (!slash) return;
     *slash = 0;
-    static const char *const where[] = {"/../lib/libdmpi_malloc.so", "/../libdmpi_malloc.so"};
+    static const char *const where[] = {"/../lib/", "/../"};
     for (size_t i = 0; i < sizeof where / sizeof where[0]; i++) {
         char lib[4200];
-        snprintf(lib, sizeof lib, "%s%s", exe, where[i]);
+        snprintf(lib, sizeof lib, "%s%s%s", exe, where[i], name);
         char *real = realpath(lib, NULL);
         if (!real) continue;
         const char *old = getenv("LD_PRELOAD");
@@ -52,6 +52,15 @@ static void preload_malloc(void)
         free(real);
         return;
     }
+    if (strstr(name, "profile")) dprintf(2, "mpiexec: --profile: %s not found next to mpiexec: no profile\n", name);
+}
+
+static void preload_libs(void)
+{
+    const char *v = getenv("DMPI_SHM_MALLOC");
+    if (!v || strcmp(v, "0")) preload("libdmpi_malloc.so");
+    v = getenv("DMPI_PROFILE");
+    if (v && *v && strcmp(v, "0")) preload("libdmpi_profile.so");
 }
 
 /* An enclosing PMIx launcher's variables (mpiexec run in "srun
@@ -110,7 +119,7 @@ static void exec_rank(mpx_job *job, mpx_rank *r, pid_t parent, int in_fd, int ou
     setenv_int("DMPI_LOCAL_SIZE", n);
     setenv_int("MPI_LOCALRANKID", (int)(r - job->ranks) - first);
     setenv_int("MPI_LOCALNRANKS", n);
-    preload_malloc();
+    preload_libs();
 
     const char *prog = r->prog ? r->prog : o->prog_path;
     if (r->wdir && chdir(r->wdir) != 0) {

@@ -29,6 +29,9 @@ static void usage(FILE *f)
             "  -genv NAME VALUE     same as -env (one program per job)\n"
             "  -x NAME[=VALUE]      export NAME (with VALUE, or mpiexec's own value)\n"
             "  -l, --label          prefix each output line with \"[rank] \"\n"
+            "  --profile            profile the MPI calls: a report at the end of the job\n"
+            "                       and a traffic matrix CSV (docs/profile.md; sets\n"
+            "                       DMPI_PROFILE=1, preloads libdmpi_profile.so)\n"
             "  --timeout SECONDS    kill the job after SECONDS (exit status %d);\n"
             "                       default from $MPIEXEC_TIMEOUT\n"
             "Many hosts (one agent per host, started through the launcher):\n"
@@ -245,6 +248,9 @@ int mpx_parse_options(int argc, char **argv, mpx_opts *o)
         } else if (is("-l", a, alen) || is("--label", a, alen) || is("-prepend-rank", a, alen)) {
             if (eq) return bad("option %s takes no value", a);
             o->label = true;
+        } else if (is("--profile", a, alen) || is("-profile", a, alen)) {
+            if (eq) return bad("option %s takes no value", a);
+            add_env(o, "DMPI_PROFILE", "1");
         } else if (is("--timeout", a, alen) || is("-timeout", a, alen)) {
             const char *v = opt_value(argc, argv, &i, eq);
             if (v == NULL) return bad("option %s needs a number of seconds", a);

@@ -1,0 +1,130 @@
+/* Internal interface of libdmpi_profile.so, the MPI profile preloaded by
+ * `mpiexec --profile`: per-thread counters, the clock, peer translation to
+ * MPI_COMM_WORLD ranks, the report at MPI_Finalize (docs/profile.md). */
+#ifndef PROF_H
+#define PROF_H
+
+#include <mpi.h>
+#include <stdint.h>
+
+#include "prof_ids.h"
+
+#define PROF_EXPORT __attribute__((visibility("default")))
+
+/* traffic kinds of the matrix; the first two also have size histograms */
+enum { PROF_P2P, PROF_COLL, PROF_RMA, PROF_NKIND };
+/* size buckets: 0 B, then up to 8^k B for k = 1..PROF_NBUCKET-2, then more */
+#define PROF_NBUCKET 10
+
+struct prof_thr {
+    uint64_t calls[PROF_NFUNC], ticks[PROF_NFUNC], bytes[PROF_NFUNC];
+    uint64_t hist[2][PROF_NBUCKET];
+    uint64_t *mat; /* [kind][world peer][messages, bytes], NULL before MPI_Init */
+    struct prof_thr *next;
+};
+
+extern int prof_nranks; /* MPI_COMM_WORLD size once MPI_Init returned, else 0 */
+extern __thread struct prof_thr *prof_self;
+struct prof_thr *prof_thr_new(void);
+
+static inline uint64_t prof_now(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    return __builtin_ia32_rdtsc();
+#else
+    extern uint64_t prof_now_slow(void);
+    return prof_now_slow();
+#endif
+}
+
+static inline struct prof_thr *prof_thr(void)
+{
+    struct prof_thr *t = prof_self;
+    return t ? t : prof_thr_new();
+}
+
+/* counts one call of id from tick t0 to t1 that moved bytes */
+static inline void prof_add(int id, uint64_t t0, uint64_t t1, uint64_t bytes)
+{
+    struct prof_thr *t = prof_thr();
+    t->calls[id]++;
+    t->ticks[id] += t1 - t0;
+    t->bytes[id] += bytes;
+}
+
+/* size bucket of n bytes */
+static inline int prof_bucket(uint64_t n)
+{
+    int b = 0;
+    if (n == 0) return 0;
+    for (uint64_t lim = 8; b < PROF_NBUCKET - 2 && n > lim; lim *= 8) b++;
+    return b + 1;
+}
+
+/* one message (p2p) or one collective call of n bytes in the histogram */
+static inline void prof_hist(int kind, uint64_t n) { prof_thr()->hist[kind][prof_bucket(n)]++; }
+
+/* one message of n bytes from this rank to world rank peer (ignored if < 0) */
+void prof_msg(int kind, int peer, uint64_t n);
+
+/* a communicator's (or window's) ranks as MPI_COMM_WORLD ranks (-1: none) */
+struct prof_map { int n, me, inter; int r[]; };
+/* the map of comm, NULL when it cannot be made (no MPI_COMM_WORLD yet) */
+const struct prof_map *prof_comm(MPI_Comm comm);
+
+/* the accounting of the calls that move data (prof_acct.c, used by the
+ * generated wrappers): each fills the matrix (and the histogram of its
+ * kind) and returns the bytes this rank sends in the call */
+uint64_t prof_send(MPI_Count count, MPI_Datatype dt, int dest, MPI_Comm comm);
+uint64_t prof_bcast(MPI_Count count, MPI_Datatype dt, int root, MPI_Comm comm);
+uint64_t prof_reduce(MPI_Count count, MPI_Datatype dt, int root, MPI_Comm comm);
+uint64_t prof_allreduce(MPI_Count count, MPI_Datatype dt, MPI_Comm comm);
+uint64_t prof_gather(MPI_Count count, MPI_Datatype dt, int root, MPI_Comm comm);
+uint64_t prof_scatter(MPI_Count count, MPI_Datatype dt, int root, MPI_Comm comm);
+uint64_t prof_allgather(const void *sbuf, MPI_Count scount, MPI_Datatype stype, MPI_Count rcount,
+                        MPI_Datatype rtype, MPI_Comm comm);
+#define prof_alltoall prof_allgather /* the same flow: one block to every other rank */
+uint64_t prof_reduce_scatter_block(MPI_Count count, MPI_Datatype dt, MPI_Comm comm);
+uint64_t prof_scan(MPI_Count count, MPI_Datatype dt, MPI_Comm comm);
+uint64_t prof_barrier(MPI_Comm comm);
+uint64_t prof_rma(MPI_Count count, MPI_Datatype dt, int target, MPI_Win win);
+/* the v and w forms: counts are int[] or, in the _c forms, MPI_Count[] */
+#define PROF_WIDE(a) (sizeof *(a) == sizeof(MPI_Count))
+#define PROF_SCATTERV(c, t, root, comm) prof_scatterv(c, PROF_WIDE(c), t, root, comm)
+#define PROF_ALLGATHERV(sb, sc, st, rc, rt, comm) prof_allgatherv(sb, sc, st, rc, PROF_WIDE(rc), rt, comm)
+#define PROF_ALLTOALLV(sb, sc, st, rc, rt, comm) prof_alltoallv(sb, sc, st, rc, PROF_WIDE(rc), rt, comm)
+#define PROF_ALLTOALLW(sb, sc, st, rc, rt, comm) prof_alltoallw(sb, sc, st, rc, PROF_WIDE(rc), rt, comm)
+#define PROF_REDUCE_SCATTER(rc, t, comm) prof_reduce_scatter(rc, PROF_WIDE(rc), t, comm)
+uint64_t prof_scatterv(const void *counts, int wide, MPI_Datatype dt, int root, MPI_Comm comm);
+uint64_t prof_allgatherv(const void *sbuf, MPI_Count scount, MPI_Datatype stype, const void *rcounts,
+                         int wide, MPI_Datatype rtype, MPI_Comm comm);
+uint64_t prof_alltoallv(const void *sbuf, const void *scounts, MPI_Datatype stype, const void *rcounts,
+                        int wide, MPI_Datatype rtype, MPI_Comm comm);
+uint64_t prof_alltoallw(const void *sbuf, const void *scounts, const MPI_Datatype *stypes,
+                        const void *rcounts, int wide, const MPI_Datatype *rtypes, MPI_Comm comm);
+uint64_t prof_reduce_scatter(const void *rcounts, int wide, MPI_Datatype dt, MPI_Comm comm);
+
+/* bytes of count elements of dt (0 for MPI_DATATYPE_NULL or errors) */
+uint64_t prof_bytes(MPI_Count count, MPI_Datatype dt);
+/* MPI_COMM_WORLD rank of rank in comm (the remote group of an
+ * intercommunicator); -1 for MPI_PROC_NULL, wildcards and errors */
+int prof_peer(MPI_Comm comm, int rank);
+/* MPI_COMM_WORLD rank of target rank in win's group; -1 if none */
+int prof_win_peer(MPI_Win win, int rank);
+/* forget cached translations (a communicator or window was freed) */
+void prof_forget(void);
+
+/* the accounting of persistent point-to-point requests (prof_p2p.c) */
+void prof_persist_add(MPI_Request req, int send, int peer, uint64_t n);
+void prof_persist_start(MPI_Request req);
+void prof_persist_drop(MPI_Request req);
+
+/* MPI_Init* and MPI_Finalize hooks (prof_core.c, prof_report.c) */
+void prof_after_init(void);
+void prof_report(void);
+/* the merged counters of all threads, the timer in ns per tick */
+void prof_merge(struct prof_thr *into);
+double prof_ns_per_tick(void);
+extern uint64_t prof_t_init, prof_t_fin; /* ticks at MPI_Init return, MPI_Finalize entry */
+
+#endif

@@ -1,0 +1,253 @@
+/* libdmpi_profile.so core: per-thread counters (merged at MPI_Finalize),
+ * the tick clock and its calibration, the wrappers of MPI_Init and
+ * MPI_Init_thread, and the translation of communicator and window ranks to
+ * MPI_COMM_WORLD ranks, cached on the object as an attribute. */
+#define _GNU_SOURCE
+#include "prof.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+int prof_nranks;
+__thread struct prof_thr *prof_self;
+uint64_t prof_t_init, prof_t_fin;
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static struct prof_thr *threads; /* every thread's counters, kept past thread exit */
+static uint64_t cal_tick0, cal_ns0;  /* at load: the tick clock's calibration start */
+static MPI_Group world_group = MPI_GROUP_NULL;
+static int comm_key = MPI_KEYVAL_INVALID, win_key = MPI_KEYVAL_INVALID;
+static volatile unsigned gen; /* bumped when a cached translation is freed */
+
+static uint64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t prof_now_slow(void) { return mono_ns(); }
+
+__attribute__((constructor)) static void prof_load(void)
+{
+    cal_tick0 = prof_now();
+    cal_ns0 = mono_ns();
+}
+
+double prof_ns_per_tick(void)
+{
+    static double r;
+    if (r == 0) {
+        uint64_t t = prof_now(), ns = mono_ns();
+        r = t > cal_tick0 ? (double)(ns - cal_ns0) / (double)(t - cal_tick0) : 1.0;
+    }
+    return r;
+}
+
+struct prof_thr *prof_thr_new(void)
+{
+    struct prof_thr *t = calloc(1, sizeof *t);
+    if (!t) abort();
+    pthread_mutex_lock(&lock);
+    t->next = threads;
+    threads = t;
+    pthread_mutex_unlock(&lock);
+    prof_self = t;
+    return t;
+}
+
+void prof_msg(int kind, int peer, uint64_t n)
+{
+    if (peer < 0 || peer >= prof_nranks) return;
+    struct prof_thr *t = prof_thr();
+    if (!t->mat && !(t->mat = calloc((size_t)PROF_NKIND * (size_t)prof_nranks * 2, sizeof *t->mat)))
+        return;
+    uint64_t *e = t->mat + ((size_t)kind * (size_t)prof_nranks + (size_t)peer) * 2;
+    e[0]++;
+    e[1] += n;
+}
+
+void prof_merge(struct prof_thr *m)
+{
+    memset(m, 0, sizeof *m);
+    size_t nm = (size_t)PROF_NKIND * (size_t)prof_nranks * 2;
+    m->mat = calloc(nm ? nm : 1, sizeof *m->mat);
+    pthread_mutex_lock(&lock);
+    for (struct prof_thr *t = threads; t; t = t->next) {
+        for (int i = 0; i < PROF_NFUNC; i++) {
+            m->calls[i] += t->calls[i];
+            m->ticks[i] += t->ticks[i];
+            m->bytes[i] += t->bytes[i];
+        }
+        for (int k = 0; k < 2; k++)
+            for (int b = 0; b < PROF_NBUCKET; b++) m->hist[k][b] += t->hist[k][b];
+        if (t->mat && m->mat)
+            for (size_t i = 0; i < nm; i++) m->mat[i] += t->mat[i];
+    }
+    pthread_mutex_unlock(&lock);
+}
+
+uint64_t prof_bytes(MPI_Count count, MPI_Datatype dt)
+{
+    MPI_Count sz = 0;
+    if (count <= 0 || dt == MPI_DATATYPE_NULL || PMPI_Type_size_c(dt, &sz) != MPI_SUCCESS || sz < 0)
+        return 0;
+    return (uint64_t)count * (uint64_t)sz;
+}
+
+/* ---- rank translation: int map[size] cached as an attribute */
+
+#define map prof_map
+static struct map *world_map;
+
+static int drop_map(void *obj, int key, void *val, void *extra)
+{
+    gen++;
+    free(val);
+    return MPI_SUCCESS;
+}
+static int drop_comm_map(MPI_Comm c, int k, void *v, void *x) { return drop_map(0, k, v, x); }
+static int drop_win_map(MPI_Win w, int k, void *v, void *x) { return drop_map(0, k, v, x); }
+
+static struct map *make_map(MPI_Group g)
+{
+    int n = 0, me = MPI_UNDEFINED;
+    PMPI_Group_size(g, &n);
+    PMPI_Group_rank(g, &me);
+    struct map *m = malloc(sizeof *m + sizeof(int) * (size_t)(n > 0 ? n : 1));
+    int *in = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
+    if (!m || !in) {
+        free(m);
+        free(in);
+        return NULL;
+    }
+    m->n = n;
+    m->me = me == MPI_UNDEFINED ? -1 : me;
+    m->inter = 0;
+    for (int i = 0; i < n; i++) in[i] = i;
+    if (n > 0 && PMPI_Group_translate_ranks(g, n, in, world_group, m->r) != MPI_SUCCESS)
+        for (int i = 0; i < n; i++) m->r[i] = -1;
+    for (int i = 0; i < n; i++)
+        if (m->r[i] == MPI_UNDEFINED) m->r[i] = -1;
+    free(in);
+    return m;
+}
+
+static struct map *comm_map(MPI_Comm comm)
+{
+    void *v = NULL;
+    int flag = 0;
+    if (comm_key != MPI_KEYVAL_INVALID && PMPI_Comm_get_attr(comm, comm_key, &v, &flag) == MPI_SUCCESS && flag)
+        return v;
+    pthread_mutex_lock(&lock);
+    if (comm_key == MPI_KEYVAL_INVALID)
+        PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, drop_comm_map, &comm_key, NULL);
+    struct map *m = NULL;
+    if (PMPI_Comm_get_attr(comm, comm_key, &v, &flag) == MPI_SUCCESS && flag) {
+        m = v;
+    } else {
+        int inter = 0;
+        MPI_Group g = MPI_GROUP_NULL;
+        PMPI_Comm_test_inter(comm, &inter);
+        if ((inter ? PMPI_Comm_remote_group(comm, &g) : PMPI_Comm_group(comm, &g)) == MPI_SUCCESS) {
+            m = make_map(g);
+            PMPI_Group_free(&g);
+            if (m && inter) {
+                m->inter = 1;
+                PMPI_Comm_rank(comm, &m->me);
+            }
+            if (m && PMPI_Comm_set_attr(comm, comm_key, m) != MPI_SUCCESS) {
+                free(m);
+                m = NULL;
+            }
+        }
+    }
+    pthread_mutex_unlock(&lock);
+    return m;
+}
+
+static __thread MPI_Comm last_comm = MPI_COMM_NULL;
+static __thread struct map *last_map;
+static __thread unsigned last_gen;
+
+const struct map *prof_comm(MPI_Comm comm)
+{
+    if (prof_nranks == 0) return NULL;
+    if (comm == MPI_COMM_WORLD) return world_map;
+    if (comm == last_comm && last_gen == gen) return last_map;
+    unsigned g = gen;
+    struct map *m = comm_map(comm);
+    if (m) {
+        last_comm = comm;
+        last_map = m;
+        last_gen = g;
+    }
+    return m;
+}
+
+int prof_peer(MPI_Comm comm, int rank)
+{
+    if (rank < 0) return -1; /* MPI_PROC_NULL, MPI_ANY_SOURCE, MPI_ROOT */
+    const struct map *m = prof_comm(comm);
+    return m && rank < m->n ? m->r[rank] : -1;
+}
+
+int prof_win_peer(MPI_Win win, int rank)
+{
+    if (rank < 0 || prof_nranks == 0) return -1;
+    void *v = NULL;
+    int flag = 0;
+    if (win_key != MPI_KEYVAL_INVALID && PMPI_Win_get_attr(win, win_key, &v, &flag) == MPI_SUCCESS && flag) {
+        struct map *m = v;
+        return rank < m->n ? m->r[rank] : -1;
+    }
+    struct map *m = NULL;
+    pthread_mutex_lock(&lock);
+    if (win_key == MPI_KEYVAL_INVALID)
+        PMPI_Win_create_keyval(MPI_WIN_NULL_COPY_FN, drop_win_map, &win_key, NULL);
+    if (PMPI_Win_get_attr(win, win_key, &v, &flag) == MPI_SUCCESS && flag) {
+        m = v;
+    } else {
+        MPI_Group g = MPI_GROUP_NULL;
+        if (PMPI_Win_get_group(win, &g) == MPI_SUCCESS) {
+            m = make_map(g);
+            PMPI_Group_free(&g);
+            if (m && PMPI_Win_set_attr(win, win_key, m) != MPI_SUCCESS) {
+                free(m);
+                m = NULL;
+            }
+        }
+    }
+    pthread_mutex_unlock(&lock);
+    return m && rank < m->n ? m->r[rank] : -1;
+}
+
+/* ---- MPI_Init, MPI_Init_thread */
+
+void prof_after_init(void)
+{
+    PMPI_Comm_group(MPI_COMM_WORLD, &world_group);
+    world_map = make_map(world_group);
+    if (world_map) PMPI_Comm_size(MPI_COMM_WORLD, &prof_nranks);
+    prof_t_init = prof_now();
+}
+
+PROF_EXPORT int MPI_Init(int *argc, char ***argv)
+{
+    uint64_t t0 = prof_now();
+    int rc = PMPI_Init(argc, argv);
+    prof_add(P_MPI_Init, t0, prof_now(), 0);
+    if (rc == MPI_SUCCESS) prof_after_init();
+    return rc;
+}
+
+PROF_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+    uint64_t t0 = prof_now();
+    int rc = PMPI_Init_thread(argc, argv, required, provided);
+    prof_add(P_MPI_Init_thread, t0, prof_now(), 0);
+    if (rc == MPI_SUCCESS) prof_after_init();
+    return rc;
+}
