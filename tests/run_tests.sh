@@ -19,6 +19,7 @@
 #    tests/pmi/test_pmi_client.sh <build> (PMI-2 client, bad launchers),
 #    tests/integration/test_cmake_pkgconfig.sh <build> (CMake, pkg-config,
 #    compiler wrappers, install tree), tests/integration/check_env_doc.sh,
+#    tests/profile/test_profile.sh <build> (mpiexec --profile at 1-4 ranks),
 #    tests/faults/run_faults.sh <build> (fault-injection matrix) and
 #    tests/fuzz/run_fuzz.sh --replay (fuzzer regression corpus).
 # Exit status 77 from a unit test or script means SKIP.  Every run has a
@@ -271,6 +272,9 @@ run_others() {
     [ -f "$s" ] && [ -x "$s" ] && PLAIN_LIMIT=300 run_plain "integration/test_cmake_pkgconfig.sh" "$s" "$BUILD"
     s=$ROOT/tests/integration/check_env_doc.sh
     [ -f "$s" ] && [ -x "$s" ] && run_plain "integration/check_env_doc.sh" "$s"
+    # the MPI profile: traffic known exactly at 1-4 ranks, bad paths
+    s=$ROOT/tests/profile/test_profile.sh
+    [ -f "$s" ] && [ -x "$s" ] && PLAIN_LIMIT=300 run_plain "profile/test_profile.sh" "$s" "$BUILD"
     # fault-injection matrix (about a minute) and the fuzzers' regression
     # corpus (builds them with clang the first time; skipped without clang)
     s=$ROOT/tests/faults/run_faults.sh
