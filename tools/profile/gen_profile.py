@@ -6,7 +6,7 @@
 writes OUTDIR/prof_ids.h (one id per profiled function, PROF_NFUNC, the
 names) and OUTDIR/prof_wrappers.c (a wrapper for every int-returning MPI_
 function of the header that the HANDWRITTEN files do not define: it times
-the PMPI_ call and counts it, and for the functions that move data (the
+the PMPI_ call (or a sample of the calls, see prof.h) and counts it, and for the functions that move data (the
 ACCOUNT table below, matched with and without the I prefix of the
 nonblocking form and the _c suffix of the large-count form) passes what the
 call moves to an accounting function of prof_acct.c, which fills the
@@ -115,13 +115,13 @@ def main(argv):
         args = ', '.join(n[1] for n in named)
         acct = accounting(name)
         wr += ['PROF_EXPORT int %s(%s)' % (name, sig), '{',
-               '    uint64_t t0 = prof_now();',
+               '    uint64_t t0 = prof_start(P_%s);' % name,
                '    int rc = P%s(%s);' % (name, args)]
         if acct:
-            wr += ['    uint64_t t1 = prof_now();',
+            wr += ['    uint64_t t1 = prof_stop(t0);',
                    '    prof_add(P_%s, t0, t1, rc == MPI_SUCCESS ? %s : 0);' % (name, acct)]
         else:
-            wr += ['    prof_add(P_%s, t0, prof_now(), 0);' % name]
+            wr += ['    prof_add(P_%s, t0, prof_stop(t0), 0);' % name]
         wr += ['    return rc;', '}', '']
     os.makedirs(outdir, exist_ok=True)
     for fname, lines in (('prof_ids.h', ids), ('prof_wrappers.c', wr)):

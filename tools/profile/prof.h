@@ -16,15 +16,34 @@ enum { PROF_P2P, PROF_COLL, PROF_RMA, PROF_NKIND };
 /* size buckets: 0 B, then up to 8^k B for k = 1..PROF_NBUCKET-2, then more */
 #define PROF_NBUCKET 10
 
+/* A function's calls are all timed at first; after each PROF_SAMPLE_AFTER
+ * timed calls, if those averaged under prof_sample_ticks (1 us) it is timed
+ * until the next such check one call in PROF_SAMPLE_ONE_IN, at random, else
+ * every call. Its time is the timed calls' time scaled by calls / timed: reading the clock costs 25-35 ns on
+ * some virtual machines, more than some MPI calls. Counts and bytes are
+ * always exact. */
+#define PROF_SAMPLE_AFTER 256
+#define PROF_SAMPLE_ONE_IN 16
+extern uint64_t prof_sample_ticks;
+/* ticks two back-to-back clock reads take (the least of some): subtracted
+ * from every timed call, so that cheap calls are not charged the clock */
+extern uint64_t prof_clock_ticks;
+
 struct prof_thr {
-    uint64_t calls[PROF_NFUNC], ticks[PROF_NFUNC], bytes[PROF_NFUNC];
+    uint64_t calls[PROF_NFUNC], ticks[PROF_NFUNC], bytes[PROF_NFUNC], timed[PROF_NFUNC];
+    uint64_t wticks[PROF_NFUNC]; /* ticks since the last sampling check */
+    unsigned char sampled[PROF_NFUNC];
+    uint64_t rng;
     uint64_t hist[2][PROF_NBUCKET];
     uint64_t *mat; /* [kind][world peer][messages, bytes], NULL before MPI_Init */
     struct prof_thr *next;
 };
 
 extern int prof_nranks; /* MPI_COMM_WORLD size once MPI_Init returned, else 0 */
-extern __thread struct prof_thr *prof_self;
+/* thread-local data in the static TLS block: the library is preloaded at
+ * start-up, and the initial-exec model spares every call __tls_get_addr */
+#define PROF_TLS __thread __attribute__((tls_model("initial-exec")))
+extern PROF_TLS struct prof_thr *prof_self;
 struct prof_thr *prof_thr_new(void);
 
 static inline uint64_t prof_now(void)
@@ -43,13 +62,34 @@ static inline struct prof_thr *prof_thr(void)
     return t ? t : prof_thr_new();
 }
 
-/* counts one call of id from tick t0 to t1 that moved bytes */
-static inline void prof_add(int id, uint64_t t0, uint64_t t1, uint64_t bytes)
+/* the tick a call of id starts at, 0 when this call is not timed */
+static inline uint64_t prof_start(int id)
 {
     struct prof_thr *t = prof_thr();
+    if (t->sampled[id]) {
+        t->rng ^= t->rng << 13, t->rng ^= t->rng >> 7, t->rng ^= t->rng << 17; /* xorshift64 */
+        if (t->rng % PROF_SAMPLE_ONE_IN) return 0;
+    }
+    return prof_now();
+}
+
+/* the tick a call that started at t0 ends at (0 if not timed) */
+static inline uint64_t prof_stop(uint64_t t0) { return t0 ? prof_now() : 0; }
+
+/* counts one call of id, timed from t0 to t1 unless t0 is 0, that moved bytes */
+static inline void prof_add(int id, uint64_t t0, uint64_t t1, uint64_t bytes)
+{
+    struct prof_thr *t = prof_self; /* prof_start made it */
     t->calls[id]++;
-    t->ticks[id] += t1 - t0;
     t->bytes[id] += bytes;
+    if (!t0) return;
+    uint64_t d = t1 - t0 > prof_clock_ticks ? t1 - t0 - prof_clock_ticks : 0;
+    t->ticks[id] += d;
+    t->wticks[id] += d;
+    if (++t->timed[id] % PROF_SAMPLE_AFTER == 0) {
+        t->sampled[id] = t->wticks[id] < PROF_SAMPLE_AFTER * prof_sample_ticks;
+        t->wticks[id] = 0;
+    }
 }
 
 /* size bucket of n bytes */
@@ -104,8 +144,19 @@ uint64_t prof_alltoallw(const void *sbuf, const void *scounts, const MPI_Datatyp
                         const void *rcounts, int wide, const MPI_Datatype *rtypes, MPI_Comm comm);
 uint64_t prof_reduce_scatter(const void *rcounts, int wide, MPI_Datatype dt, MPI_Comm comm);
 
-/* bytes of count elements of dt (0 for MPI_DATATYPE_NULL or errors) */
-uint64_t prof_bytes(MPI_Count count, MPI_Datatype dt);
+/* bytes of count elements of dt (0 for MPI_DATATYPE_NULL or errors); the
+ * sizes of predefined types (small handle values in the standard ABI) are
+ * kept in a table, derived types asked of the library every time */
+#define PROF_NPREDEF 1024
+extern int64_t prof_predef_size[PROF_NPREDEF]; /* 0: not known yet */
+uint64_t prof_bytes_slow(MPI_Count count, MPI_Datatype dt);
+static inline uint64_t prof_bytes(MPI_Count count, MPI_Datatype dt)
+{
+    uintptr_t h = (uintptr_t)dt;
+    if (h < PROF_NPREDEF && prof_predef_size[h] > 0 && count > 0)
+        return (uint64_t)count * (uint64_t)prof_predef_size[h];
+    return prof_bytes_slow(count, dt);
+}
 /* MPI_COMM_WORLD rank of rank in comm (the remote group of an
  * intercommunicator); -1 for MPI_PROC_NULL, wildcards and errors */
 int prof_peer(MPI_Comm comm, int rank);

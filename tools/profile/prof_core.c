@@ -11,7 +11,8 @@
 #include <time.h>
 
 int prof_nranks;
-__thread struct prof_thr *prof_self;
+PROF_TLS struct prof_thr *prof_self;
+int64_t prof_predef_size[PROF_NPREDEF];
 uint64_t prof_t_init, prof_t_fin;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -36,14 +37,13 @@ __attribute__((constructor)) static void prof_load(void)
     cal_ns0 = mono_ns();
 }
 
+uint64_t prof_sample_ticks = 3000; /* 1 us at 3 GHz until MPI_Init measures */
+uint64_t prof_clock_ticks;
+
 double prof_ns_per_tick(void)
 {
-    static double r;
-    if (r == 0) {
-        uint64_t t = prof_now(), ns = mono_ns();
-        r = t > cal_tick0 ? (double)(ns - cal_ns0) / (double)(t - cal_tick0) : 1.0;
-    }
-    return r;
+    uint64_t t = prof_now(), ns = mono_ns();
+    return t > cal_tick0 && ns > cal_ns0 ? (double)(ns - cal_ns0) / (double)(t - cal_tick0) : 1.0;
 }
 
 struct prof_thr *prof_thr_new(void)
@@ -51,6 +51,7 @@ struct prof_thr *prof_thr_new(void)
     struct prof_thr *t = calloc(1, sizeof *t);
     if (!t) abort();
     pthread_mutex_lock(&lock);
+    t->rng = (0x9e3779b97f4a7c15ull ^ (uint64_t)(uintptr_t)t ^ prof_now()) | 1;
     t->next = threads;
     threads = t;
     pthread_mutex_unlock(&lock);
@@ -76,10 +77,12 @@ void prof_merge(struct prof_thr *m)
     m->mat = calloc(nm ? nm : 1, sizeof *m->mat);
     pthread_mutex_lock(&lock);
     for (struct prof_thr *t = threads; t; t = t->next) {
-        for (int i = 0; i < PROF_NFUNC; i++) {
+        for (int i = 0; i < PROF_NFUNC; i++) { /* ticks: the estimate of all calls */
             m->calls[i] += t->calls[i];
-            m->ticks[i] += t->ticks[i];
+            m->ticks[i] += t->timed[i] ? (uint64_t)((double)t->ticks[i] * (double)t->calls[i] / (double)t->timed[i]) : 0;
             m->bytes[i] += t->bytes[i];
+            m->timed[i] += t->timed[i];
+            m->sampled[i] |= t->sampled[i];
         }
         for (int k = 0; k < 2; k++)
             for (int b = 0; b < PROF_NBUCKET; b++) m->hist[k][b] += t->hist[k][b];
@@ -89,11 +92,13 @@ void prof_merge(struct prof_thr *m)
     pthread_mutex_unlock(&lock);
 }
 
-uint64_t prof_bytes(MPI_Count count, MPI_Datatype dt)
+uint64_t prof_bytes_slow(MPI_Count count, MPI_Datatype dt)
 {
     MPI_Count sz = 0;
     if (count <= 0 || dt == MPI_DATATYPE_NULL || PMPI_Type_size_c(dt, &sz) != MPI_SUCCESS || sz < 0)
         return 0;
+    uintptr_t h = (uintptr_t)dt;
+    if (h < PROF_NPREDEF && sz > 0) prof_predef_size[h] = sz; /* predefined: never freed */
     return (uint64_t)count * (uint64_t)sz;
 }
 
@@ -168,9 +173,9 @@ static struct map *comm_map(MPI_Comm comm)
     return m;
 }
 
-static __thread MPI_Comm last_comm = MPI_COMM_NULL;
-static __thread struct map *last_map;
-static __thread unsigned last_gen;
+static PROF_TLS MPI_Comm last_comm = MPI_COMM_NULL;
+static PROF_TLS struct map *last_map;
+static PROF_TLS unsigned last_gen;
 
 const struct map *prof_comm(MPI_Comm comm)
 {
@@ -194,15 +199,12 @@ int prof_peer(MPI_Comm comm, int rank)
     return m && rank < m->n ? m->r[rank] : -1;
 }
 
-int prof_win_peer(MPI_Win win, int rank)
+static struct map *win_map(MPI_Win win)
 {
-    if (rank < 0 || prof_nranks == 0) return -1;
     void *v = NULL;
     int flag = 0;
-    if (win_key != MPI_KEYVAL_INVALID && PMPI_Win_get_attr(win, win_key, &v, &flag) == MPI_SUCCESS && flag) {
-        struct map *m = v;
-        return rank < m->n ? m->r[rank] : -1;
-    }
+    if (win_key != MPI_KEYVAL_INVALID && PMPI_Win_get_attr(win, win_key, &v, &flag) == MPI_SUCCESS && flag)
+        return v;
     struct map *m = NULL;
     pthread_mutex_lock(&lock);
     if (win_key == MPI_KEYVAL_INVALID)
@@ -221,7 +223,27 @@ int prof_win_peer(MPI_Win win, int rank)
         }
     }
     pthread_mutex_unlock(&lock);
-    return m && rank < m->n ? m->r[rank] : -1;
+    return m;
+}
+
+static PROF_TLS MPI_Win last_win = MPI_WIN_NULL;
+static PROF_TLS struct map *last_wmap;
+static PROF_TLS unsigned last_wgen;
+
+int prof_win_peer(MPI_Win win, int rank)
+{
+    if (rank < 0 || prof_nranks == 0) return -1;
+    struct map *m;
+    if (win == last_win && last_wgen == gen) {
+        m = last_wmap;
+    } else {
+        unsigned g = gen;
+        if (!(m = win_map(win))) return -1;
+        last_win = win;
+        last_wmap = m;
+        last_wgen = g;
+    }
+    return rank < m->n ? m->r[rank] : -1;
 }
 
 /* ---- MPI_Init, MPI_Init_thread */
@@ -232,22 +254,29 @@ void prof_after_init(void)
     world_map = make_map(world_group);
     if (world_map) PMPI_Comm_size(MPI_COMM_WORLD, &prof_nranks);
     prof_t_init = prof_now();
+    prof_sample_ticks = (uint64_t)(1000.0 / prof_ns_per_tick()) + 1;
+    uint64_t least = UINT64_MAX;
+    for (int i = 0; i < 64; i++) {
+        uint64_t a = prof_now(), b = prof_now();
+        if (b - a < least) least = b - a;
+    }
+    prof_clock_ticks = least;
 }
 
 PROF_EXPORT int MPI_Init(int *argc, char ***argv)
 {
-    uint64_t t0 = prof_now();
+    uint64_t t0 = prof_start(P_MPI_Init);
     int rc = PMPI_Init(argc, argv);
-    prof_add(P_MPI_Init, t0, prof_now(), 0);
+    prof_add(P_MPI_Init, t0, prof_stop(t0), 0);
     if (rc == MPI_SUCCESS) prof_after_init();
     return rc;
 }
 
 PROF_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
-    uint64_t t0 = prof_now();
+    uint64_t t0 = prof_start(P_MPI_Init_thread);
     int rc = PMPI_Init_thread(argc, argv, required, provided);
-    prof_add(P_MPI_Init_thread, t0, prof_now(), 0);
+    prof_add(P_MPI_Init_thread, t0, prof_stop(t0), 0);
     if (rc == MPI_SUCCESS) prof_after_init();
     return rc;
 }

@@ -17,9 +17,9 @@ static uint64_t got(const MPI_Status *st)
 #define RECV_BODY(id, call)                                  \
     MPI_Status mine;                                         \
     if (status == MPI_STATUS_IGNORE) status = &mine;         \
-    uint64_t t0 = prof_now();                                \
+    uint64_t t0 = prof_start(id);                            \
     int rc = call;                                           \
-    uint64_t t1 = prof_now();                                \
+    uint64_t t1 = prof_stop(t0);                             \
     prof_add(id, t0, t1, rc == MPI_SUCCESS ? got(status) : 0); \
     return rc;
 
@@ -44,9 +44,9 @@ PROF_EXPORT int MPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Messa
 #define SENDRECV_BODY(id, call, count, type)                                   \
     MPI_Status mine;                                                           \
     if (status == MPI_STATUS_IGNORE) status = &mine;                           \
-    uint64_t t0 = prof_now();                                                  \
+    uint64_t t0 = prof_start(id);                                              \
     int rc = call;                                                             \
-    uint64_t t1 = prof_now();                                                  \
+    uint64_t t1 = prof_stop(t0);                                               \
     prof_add(id, t0, t1, rc == MPI_SUCCESS ? prof_send(count, type, dest, comm) + got(status) : 0); \
     return rc;
 
@@ -139,9 +139,9 @@ void prof_persist_drop(MPI_Request req)
 }
 
 #define INIT_BODY(id, call)                                                     \
-    uint64_t t0 = prof_now();                                                   \
+    uint64_t t0 = prof_start(id);                                               \
     int rc = call;                                                              \
-    prof_add(id, t0, prof_now(), 0);                                            \
+    prof_add(id, t0, prof_stop(t0), 0);                                         \
     if (rc == MPI_SUCCESS && dest != MPI_PROC_NULL)                             \
         prof_persist_add(*request, 1, prof_peer(comm, dest), prof_bytes(count, datatype)); \
     return rc;
@@ -173,18 +173,18 @@ PROF_EXPORT int MPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype
 PROF_EXPORT int MPI_Start(MPI_Request *request)
 {
     MPI_Request r = *request;
-    uint64_t t0 = prof_now();
+    uint64_t t0 = prof_start(P_MPI_Start);
     int rc = PMPI_Start(request);
-    uint64_t t1 = prof_now();
+    uint64_t t1 = prof_stop(t0);
     prof_add(P_MPI_Start, t0, t1, rc == MPI_SUCCESS && tab ? persist_start(r) : 0);
     return rc;
 }
 
 PROF_EXPORT int MPI_Startall(int count, MPI_Request array_of_requests[])
 {
-    uint64_t t0 = prof_now();
+    uint64_t t0 = prof_start(P_MPI_Startall);
     int rc = PMPI_Startall(count, array_of_requests);
-    uint64_t t1 = prof_now(), n = 0;
+    uint64_t t1 = prof_stop(t0), n = 0;
     for (int i = 0; rc == MPI_SUCCESS && tab && i < count; i++) n += persist_start(array_of_requests[i]);
     prof_add(P_MPI_Startall, t0, t1, n);
     return rc;
@@ -193,9 +193,9 @@ PROF_EXPORT int MPI_Startall(int count, MPI_Request array_of_requests[])
 PROF_EXPORT int MPI_Request_free(MPI_Request *request)
 {
     MPI_Request r = *request;
-    uint64_t t0 = prof_now();
+    uint64_t t0 = prof_start(P_MPI_Request_free);
     int rc = PMPI_Request_free(request);
-    prof_add(P_MPI_Request_free, t0, prof_now(), 0);
+    prof_add(P_MPI_Request_free, t0, prof_stop(t0), 0);
     if (rc == MPI_SUCCESS && tab) prof_persist_drop(r);
     return rc;
 }

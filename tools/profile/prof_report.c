@@ -97,7 +97,8 @@ static void print_rank(const uint64_t *row, int r, const char *label)
 static void report(const uint64_t *sum, const uint64_t *max, const uint64_t *all, int P)
 {
     const uint64_t *calls = sum, *ns = sum + PROF_NFUNC, *bytes = sum + 2 * PROF_NFUNC;
-    const uint64_t *hist = sum + 3 * PROF_NFUNC;
+    const uint64_t *hist = sum + 3 * PROF_NFUNC, *sampled = hist + 2 * PROF_NBUCKET;
+    int any_sampled = 0;
     size_t stride = W_HEAD + 6 * (size_t)P;
     double wall = 0, mpi = 0;
     for (int r = 0; r < P; r++) wall += (double)all[r * stride + W_WALL], mpi += (double)all[r * stride + W_MPI];
@@ -136,11 +137,13 @@ static void report(const uint64_t *sum, const uint64_t *max, const uint64_t *all
         char b[32], a[32];
         human(b, sizeof b, (double)bytes[i]);
         human(a, sizeof a, (double)bytes[i] / (double)calls[i]);
-        fprintf(stderr, "  %-24s %10llu %10.3f %10.3f %6.1f %10s %10s\n", prof_names[i],
-                (unsigned long long)calls[i], (double)ns[i] / 1e9, (double)max[i] / 1e9,
+        any_sampled |= sampled[i] != 0;
+        fprintf(stderr, "  %-24s %10llu %9.3f%c %10.3f %6.1f %10s %10s\n", prof_names[i],
+                (unsigned long long)calls[i], (double)ns[i] / 1e9, sampled[i] ? '~' : ' ', (double)max[i] / 1e9,
                 mpi > 0 ? 100 * (double)ns[i] / mpi : 0, bytes[i] ? b : "-", bytes[i] ? a : "-");
     }
     if (n > 10) fprintf(stderr, "  (%d more functions called)\n", n - 10);
+    if (any_sampled) fprintf(stderr, "  (~: frequent short calls, timed one in %d at random and scaled)\n", PROF_SAMPLE_ONE_IN);
     fprintf(stderr, "message sizes: p2p messages sent, collective calls by the bytes the rank sends:\n"
                     "  %-15s %12s %12s\n", "size", "p2p", "coll");
     for (int b = 0; b < PROF_NBUCKET; b++)
@@ -173,7 +176,7 @@ PROF_EXPORT int MPI_Finalize(void)
     double tick = prof_ns_per_tick();
     struct prof_thr m;
     prof_merge(&m);
-    size_t nsum = 3 * PROF_NFUNC + 2 * PROF_NBUCKET, stride = W_HEAD + 6 * (size_t)P;
+    size_t nsum = 4 * PROF_NFUNC + 2 * PROF_NBUCKET, stride = W_HEAD + 6 * (size_t)P;
     uint64_t *mine = calloc(nsum + stride, sizeof *mine);
     uint64_t *sum = calloc(2 * nsum, sizeof *sum), *all = me == 0 ? calloc(stride * (size_t)P, sizeof *all) : NULL;
     int ok = mine && sum && (me != 0 || all) && m.mat, okall = 0;
@@ -189,6 +192,7 @@ PROF_EXPORT int MPI_Finalize(void)
             if (ns > row[W_TOPNS]) row[W_TOPNS] = ns, row[W_TOP] = (uint64_t)i;
         }
         memcpy(mine + 3 * PROF_NFUNC, m.hist, sizeof m.hist);
+        for (int i = 0; i < PROF_NFUNC; i++) mine[3 * PROF_NFUNC + 2 * PROF_NBUCKET + i] = m.sampled[i];
         row[W_WALL] = (uint64_t)((double)(prof_t_fin - prof_t_init) * tick);
         memcpy(row + W_HEAD, m.mat, 6 * (size_t)P * sizeof *row);
     }
