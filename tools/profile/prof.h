@@ -29,10 +29,15 @@ extern uint64_t prof_sample_ticks;
  * from every timed call, so that cheap calls are not charged the clock */
 extern uint64_t prof_clock_ticks;
 
+/* one function's counters, together in one cache line */
+struct prof_fn {
+    uint64_t calls, ticks, bytes, timed;
+    uint64_t wticks; /* ticks since the last sampling check */
+    uint64_t sampled;
+};
+
 struct prof_thr {
-    uint64_t calls[PROF_NFUNC], ticks[PROF_NFUNC], bytes[PROF_NFUNC], timed[PROF_NFUNC];
-    uint64_t wticks[PROF_NFUNC]; /* ticks since the last sampling check */
-    unsigned char sampled[PROF_NFUNC];
+    struct prof_fn fn[PROF_NFUNC];
     uint64_t rng;
     uint64_t hist[2][PROF_NBUCKET];
     uint64_t *mat; /* [kind][world peer][messages, bytes], NULL before MPI_Init */
@@ -63,10 +68,10 @@ static inline struct prof_thr *prof_thr(void)
 }
 
 /* the tick a call of id starts at, 0 when this call is not timed */
-static inline uint64_t prof_start(int id)
+static inline __attribute__((always_inline)) uint64_t prof_start(int id)
 {
     struct prof_thr *t = prof_thr();
-    if (t->sampled[id]) {
+    if (t->fn[id].sampled) {
         t->rng ^= t->rng << 13, t->rng ^= t->rng >> 7, t->rng ^= t->rng << 17; /* xorshift64 */
         if (t->rng % PROF_SAMPLE_ONE_IN) return 0;
     }
@@ -77,18 +82,18 @@ static inline uint64_t prof_start(int id)
 static inline uint64_t prof_stop(uint64_t t0) { return t0 ? prof_now() : 0; }
 
 /* counts one call of id, timed from t0 to t1 unless t0 is 0, that moved bytes */
-static inline void prof_add(int id, uint64_t t0, uint64_t t1, uint64_t bytes)
+static inline __attribute__((always_inline)) void prof_add(int id, uint64_t t0, uint64_t t1, uint64_t bytes)
 {
-    struct prof_thr *t = prof_self; /* prof_start made it */
-    t->calls[id]++;
-    t->bytes[id] += bytes;
+    struct prof_fn *f = &prof_self->fn[id]; /* prof_start made prof_self */
+    f->calls++;
+    f->bytes += bytes;
     if (!t0) return;
     uint64_t d = t1 - t0 > prof_clock_ticks ? t1 - t0 - prof_clock_ticks : 0;
-    t->ticks[id] += d;
-    t->wticks[id] += d;
-    if (++t->timed[id] % PROF_SAMPLE_AFTER == 0) {
-        t->sampled[id] = t->wticks[id] < PROF_SAMPLE_AFTER * prof_sample_ticks;
-        t->wticks[id] = 0;
+    f->ticks += d;
+    f->wticks += d;
+    if (++f->timed % PROF_SAMPLE_AFTER == 0) {
+        f->sampled = f->wticks < PROF_SAMPLE_AFTER * prof_sample_ticks;
+        f->wticks = 0;
     }
 }
 

@@ -78,11 +78,12 @@ void prof_merge(struct prof_thr *m)
     pthread_mutex_lock(&lock);
     for (struct prof_thr *t = threads; t; t = t->next) {
         for (int i = 0; i < PROF_NFUNC; i++) { /* ticks: the estimate of all calls */
-            m->calls[i] += t->calls[i];
-            m->ticks[i] += t->timed[i] ? (uint64_t)((double)t->ticks[i] * (double)t->calls[i] / (double)t->timed[i]) : 0;
-            m->bytes[i] += t->bytes[i];
-            m->timed[i] += t->timed[i];
-            m->sampled[i] |= t->sampled[i];
+            const struct prof_fn *f = &t->fn[i];
+            m->fn[i].calls += f->calls;
+            m->fn[i].ticks += f->timed ? (uint64_t)((double)f->ticks * (double)f->calls / (double)f->timed) : 0;
+            m->fn[i].bytes += f->bytes;
+            m->fn[i].timed += f->timed;
+            m->fn[i].sampled |= f->sampled || f->timed < f->calls;
         }
         for (int k = 0; k < 2; k++)
             for (int b = 0; b < PROF_NBUCKET; b++) m->hist[k][b] += t->hist[k][b];

@@ -183,16 +183,16 @@ PROF_EXPORT int MPI_Finalize(void)
     if (ok) {
         uint64_t *row = mine + nsum;
         for (int i = 0; i < PROF_NFUNC; i++) {
-            uint64_t ns = (uint64_t)((double)m.ticks[i] * tick);
-            mine[i] = m.calls[i];
+            uint64_t ns = (uint64_t)((double)m.fn[i].ticks * tick);
+            mine[i] = m.fn[i].calls;
             mine[PROF_NFUNC + i] = ns;
-            mine[2 * PROF_NFUNC + i] = m.bytes[i];
+            mine[2 * PROF_NFUNC + i] = m.fn[i].bytes;
             if (skipped(i)) continue;
             row[W_MPI] += ns;
             if (ns > row[W_TOPNS]) row[W_TOPNS] = ns, row[W_TOP] = (uint64_t)i;
         }
         memcpy(mine + 3 * PROF_NFUNC, m.hist, sizeof m.hist);
-        for (int i = 0; i < PROF_NFUNC; i++) mine[3 * PROF_NFUNC + 2 * PROF_NBUCKET + i] = m.sampled[i];
+        for (int i = 0; i < PROF_NFUNC; i++) mine[3 * PROF_NFUNC + 2 * PROF_NBUCKET + i] = m.fn[i].sampled;
         row[W_WALL] = (uint64_t)((double)(prof_t_fin - prof_t_init) * tick);
         memcpy(row + W_HEAD, m.mat, 6 * (size_t)P * sizeof *row);
     }
