@@ -143,8 +143,9 @@ DMPI_ALIAS(Abi_set_fortran_booleans)
 
 /* ----------------------------------------------------------- MPI_Pcontrol */
 
-/* Profiling control: dmpi has no built-in profiler, so every level is
- * accepted and ignored (a tool interposing MPI_Pcontrol sees the call). */
+/* Profiling control: accepted and ignored here; a profiling library that
+ * wraps MPI_Pcontrol sees the call (dmpi's own, libdmpi_profile.so, pauses
+ * at level 0 and resumes at any other: docs/profile.md). */
 int PMPI_Pcontrol(const int level, ...)
 {
     (void)level;

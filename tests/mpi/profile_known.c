@@ -8,7 +8,9 @@
  *   coll Bcast 1000 B from world rank 0; Allreduce 4 doubles (32 B);
  *        Barrier; Gather 16 B on a communicator of reversed rank order
  *        whose root 0 is world rank P-1
- *   rma  Put 6 ints (24 B) to right, Get 8 B from left, under fences */
+ *   rma  Put 6 ints (24 B) to right, Get 8 B from left, under fences
+ * and between MPI_Pcontrol(0) and MPI_Pcontrol(1), not to be counted, a
+ * Sendrecv of 7 B and an Allreduce. */
 #include <mpi.h>
 #include <stdio.h>
 #include <string.h>
@@ -41,6 +43,10 @@ int main(int argc, char **argv)
     MPI_Request_free(&pq[0]);
     MPI_Request_free(&pq[1]);
     MPI_Send(sbuf, 5, MPI_BYTE, MPI_PROC_NULL, 0, MPI_COMM_WORLD);
+    MPI_Pcontrol(0);
+    MPI_Sendrecv(sbuf, 7, MPI_BYTE, right, 5, rbuf, 7, MPI_BYTE, left, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Allreduce(MPI_IN_PLACE, d, 8, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Pcontrol(1);
 
     MPI_Bcast(sbuf, 1000, MPI_BYTE, 0, MPI_COMM_WORLD);
     double a[4] = {1, 2, 3, 4}, b[4];

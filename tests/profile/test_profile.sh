@@ -2,7 +2,7 @@
 # test_profile.sh: the MPI profile (mpiexec --profile, libdmpi_profile.so,
 # docs/profile.md). Runs tests/mpi/profile_known.c, whose traffic is known
 # exactly, at 1-4 ranks and checks every entry of the traffic matrix CSV
-# and the report's parts; DMPI_PROFILE=1 instead of the flag, a directory
+# (traffic between MPI_Pcontrol(0) and (1) left out) and the report's parts; DMPI_PROFILE=1 instead of the flag, a directory
 # as DMPI_PROFILE_FILE, a singleton under LD_PRELOAD (the srun way), an
 # unwritable path (one line, job unharmed, no file), no profile when off,
 # a Fortran program (when built), and dmpi-profile-plot.
@@ -66,7 +66,7 @@ for np in 1 2 3 4; do
     fi
     mv "$T"/dmpi-profile.*.csv "$csv" 2>/dev/null || { fail "np=$np: no dmpi-profile.<job>.csv in the current directory"; continue; }
     if check_csv "$csv" "$np"; then pass "np=$np: traffic matrix exact"; else fail "np=$np: traffic matrix"; fi
-    for part in "==== dmpi profile: profile_known, $np rank" 'time in MPI:' 'top calls by time' \
+    for part in "==== dmpi profile: profile_known, $np rank" 'only while profiling was on (MPI_Pcontrol)' 'top calls by time' \
         'message sizes' 'traffic matrix: dmpi-profile'; do
         grep -qF -- "$part" "$out" || fail "np=$np: report lacks '$part'"
     done

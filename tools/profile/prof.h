@@ -5,6 +5,7 @@
 #define PROF_H
 
 #include <mpi.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "prof_ids.h"
@@ -45,6 +46,11 @@ struct prof_thr {
 };
 
 extern int prof_nranks; /* MPI_COMM_WORLD size once MPI_Init returned, else 0 */
+/* MPI_Pcontrol(0) pauses the profile (nothing counted, the wall clock
+ * stopped), MPI_Pcontrol(1) resumes it; per process */
+extern int prof_paused, prof_pcontrol_used;
+extern uint64_t prof_paused_ticks;
+void prof_pause_end(uint64_t now);
 /* thread-local data in the static TLS block: the library is preloaded at
  * start-up, and the initial-exec model spares every call __tls_get_addr */
 #define PROF_TLS __thread __attribute__((tls_model("initial-exec")))
@@ -71,6 +77,7 @@ static inline struct prof_thr *prof_thr(void)
 static inline __attribute__((always_inline)) uint64_t prof_start(int id)
 {
     struct prof_thr *t = prof_thr();
+    if (prof_paused) return 0;
     if (t->fn[id].sampled) {
         t->rng ^= t->rng << 13, t->rng ^= t->rng >> 7, t->rng ^= t->rng << 17; /* xorshift64 */
         if (t->rng % PROF_SAMPLE_ONE_IN) return 0;
@@ -84,6 +91,7 @@ static inline uint64_t prof_stop(uint64_t t0) { return t0 ? prof_now() : 0; }
 /* counts one call of id, timed from t0 to t1 unless t0 is 0, that moved bytes */
 static inline __attribute__((always_inline)) void prof_add(int id, uint64_t t0, uint64_t t1, uint64_t bytes)
 {
+    if (prof_paused) return;
     struct prof_fn *f = &prof_self->fn[id]; /* prof_start made prof_self */
     f->calls++;
     f->bytes += bytes;
@@ -107,10 +115,23 @@ static inline int prof_bucket(uint64_t n)
 }
 
 /* one message (p2p) or one collective call of n bytes in the histogram */
-static inline void prof_hist(int kind, uint64_t n) { prof_thr()->hist[kind][prof_bucket(n)]++; }
+static inline void prof_hist(int kind, uint64_t n)
+{
+    if (!prof_paused) prof_thr()->hist[kind][prof_bucket(n)]++;
+}
 
 /* one message of n bytes from this rank to world rank peer (ignored if < 0) */
-void prof_msg(int kind, int peer, uint64_t n);
+uint64_t *prof_mat_new(struct prof_thr *t);
+static inline void prof_msg(int kind, int peer, uint64_t n)
+{
+    if (peer < 0 || peer >= prof_nranks || prof_paused) return;
+    struct prof_thr *t = prof_thr();
+    uint64_t *mat = t->mat ? t->mat : prof_mat_new(t);
+    if (!mat) return;
+    uint64_t *e = mat + ((size_t)kind * (size_t)prof_nranks + (size_t)peer) * 2;
+    e[0]++;
+    e[1] += n;
+}
 
 /* a communicator's (or window's) ranks as MPI_COMM_WORLD ranks (-1: none) */
 struct prof_map { int n, me, inter; int r[]; };

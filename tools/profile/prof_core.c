@@ -59,15 +59,36 @@ struct prof_thr *prof_thr_new(void)
     return t;
 }
 
-void prof_msg(int kind, int peer, uint64_t n)
+uint64_t *prof_mat_new(struct prof_thr *t)
 {
-    if (peer < 0 || peer >= prof_nranks) return;
-    struct prof_thr *t = prof_thr();
-    if (!t->mat && !(t->mat = calloc((size_t)PROF_NKIND * (size_t)prof_nranks * 2, sizeof *t->mat)))
-        return;
-    uint64_t *e = t->mat + ((size_t)kind * (size_t)prof_nranks + (size_t)peer) * 2;
-    e[0]++;
-    e[1] += n;
+    return t->mat = calloc((size_t)PROF_NKIND * (size_t)prof_nranks * 2, sizeof *t->mat);
+}
+
+/* ---- MPI_Pcontrol: 0 pauses, any other level resumes */
+
+int prof_paused, prof_pcontrol_used;
+uint64_t prof_paused_ticks;
+static uint64_t pause_tick;
+
+PROF_EXPORT int MPI_Pcontrol(const int level, ...)
+{
+    pthread_mutex_lock(&lock);
+    uint64_t now = prof_now();
+    prof_pcontrol_used = 1;
+    if (level == 0 && !prof_paused) {
+        pause_tick = now;
+        prof_paused = 1;
+    } else if (level != 0 && prof_paused) {
+        prof_paused_ticks += now - pause_tick;
+        prof_paused = 0;
+    }
+    pthread_mutex_unlock(&lock);
+    return PMPI_Pcontrol(level);
+}
+
+void prof_pause_end(uint64_t now) /* at MPI_Finalize: a pause lasts until then */
+{
+    if (prof_paused) prof_paused_ticks += now - pause_tick, prof_paused = 0;
 }
 
 void prof_merge(struct prof_thr *m)

@@ -94,7 +94,7 @@ static void print_rank(const uint64_t *row, int r, const char *label)
             (double)row[W_TOPNS] / 1e9);
 }
 
-static void report(const uint64_t *sum, const uint64_t *max, const uint64_t *all, int P)
+static void report(const uint64_t *sum, const uint64_t *max, const uint64_t *all, int P, int pcontrol)
 {
     const uint64_t *calls = sum, *ns = sum + PROF_NFUNC, *bytes = sum + 2 * PROF_NFUNC;
     const uint64_t *hist = sum + 3 * PROF_NFUNC, *sampled = hist + 2 * PROF_NBUCKET;
@@ -103,8 +103,8 @@ static void report(const uint64_t *sum, const uint64_t *max, const uint64_t *all
     double wall = 0, mpi = 0;
     for (int r = 0; r < P; r++) wall += (double)all[r * stride + W_WALL], mpi += (double)all[r * stride + W_MPI];
     fprintf(stderr, "==== dmpi profile: %s, %d rank%s ====\n", program_invocation_short_name, P, P == 1 ? "" : "s");
-    fprintf(stderr, "time in MPI: %.3f s of %.3f s (%.1f %%), all ranks, MPI_Init to MPI_Finalize\n", mpi / 1e9,
-            wall / 1e9, wall > 0 ? 100 * mpi / wall : 0);
+    fprintf(stderr, "time in MPI: %.3f s of %.3f s (%.1f %%), all ranks, MPI_Init to MPI_Finalize%s\n", mpi / 1e9,
+            wall / 1e9, wall > 0 ? 100 * mpi / wall : 0, pcontrol ? ", only while profiling was on (MPI_Pcontrol)" : "");
     fprintf(stderr, "  %-13s %9s %9s %6s  %s\n", "rank", "wall s", "MPI s", "MPI %", "top call (time)");
     if (P <= 16) {
         for (int r = 0; r < P; r++) print_rank(all + r * stride, r, "");
@@ -169,6 +169,7 @@ static void report(const uint64_t *sum, const uint64_t *max, const uint64_t *all
 PROF_EXPORT int MPI_Finalize(void)
 {
     prof_t_fin = prof_now();
+    prof_pause_end(prof_t_fin);
     const char *on = getenv("DMPI_PROFILE");
     int P = prof_nranks, me = 0;
     if (P == 0 || (on && !strcmp(on, "0"))) return PMPI_Finalize();
@@ -193,16 +194,18 @@ PROF_EXPORT int MPI_Finalize(void)
         }
         memcpy(mine + 3 * PROF_NFUNC, m.hist, sizeof m.hist);
         for (int i = 0; i < PROF_NFUNC; i++) mine[3 * PROF_NFUNC + 2 * PROF_NBUCKET + i] = m.fn[i].sampled;
-        row[W_WALL] = (uint64_t)((double)(prof_t_fin - prof_t_init) * tick);
+        row[W_WALL] = (uint64_t)((double)(prof_t_fin - prof_t_init - prof_paused_ticks) * tick);
         memcpy(row + W_HEAD, m.mat, 6 * (size_t)P * sizeof *row);
     }
-    PMPI_Allreduce(&ok, &okall, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+    int in[2] = {ok, !prof_pcontrol_used}, out[2] = {0, 0}, pcontrol;
+    PMPI_Allreduce(in, out, 2, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+    okall = out[0], pcontrol = !out[1];
     if (okall) {
         PMPI_Reduce(mine, sum, (int)nsum, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
         PMPI_Reduce(mine + PROF_NFUNC, sum + nsum, PROF_NFUNC, MPI_UINT64_T, MPI_MAX, 0, MPI_COMM_WORLD);
         PMPI_Gather(mine + nsum, (int)stride, MPI_UINT64_T, all, (int)stride, MPI_UINT64_T, 0, MPI_COMM_WORLD);
         if (me == 0) {
-            report(sum, sum + nsum, all, P);
+            report(sum, sum + nsum, all, P, pcontrol);
             write_csv(all, P);
         }
     } else if (me == 0) {
