@@ -19,7 +19,7 @@ enum { PROF_P2P, PROF_COLL, PROF_RMA, PROF_NKIND };
 
 /* A function's calls are all timed at first; after each PROF_SAMPLE_AFTER
  * timed calls, if those averaged under prof_sample_ticks (1 us) it is timed
- * until the next such check one call in PROF_SAMPLE_ONE_IN, at random, else
+ * until the next such check one call in PROF_SAMPLE_ONE_IN on average (gaps drawn at random), else
  * every call. Its time is the timed calls' time scaled by calls / timed: reading the clock costs 25-35 ns on
  * some virtual machines, more than some MPI calls. Counts and bytes are
  * always exact. */
@@ -34,7 +34,8 @@ extern uint64_t prof_clock_ticks;
 struct prof_fn {
     uint64_t calls, ticks, bytes, timed;
     uint64_t wticks; /* ticks since the last sampling check */
-    uint64_t sampled;
+    uint32_t sampled;
+    int32_t skip; /* sampled: calls until the next timed one */
 };
 
 struct prof_thr {
@@ -78,9 +79,11 @@ static inline __attribute__((always_inline)) uint64_t prof_start(int id)
 {
     struct prof_thr *t = prof_thr();
     if (prof_paused) return 0;
-    if (t->fn[id].sampled) {
+    struct prof_fn *f = &t->fn[id];
+    if (f->sampled) { /* time when the countdown runs out, then draw the next gap */
+        if (--f->skip > 0) return 0;
         t->rng ^= t->rng << 13, t->rng ^= t->rng >> 7, t->rng ^= t->rng << 17; /* xorshift64 */
-        if (t->rng % PROF_SAMPLE_ONE_IN) return 0;
+        f->skip = 1 + (int64_t)(t->rng % (2 * PROF_SAMPLE_ONE_IN - 1)); /* 1..31, mean 16 */
     }
     return prof_now();
 }
@@ -153,7 +156,6 @@ uint64_t prof_allgather(const void *sbuf, MPI_Count scount, MPI_Datatype stype, 
 uint64_t prof_reduce_scatter_block(MPI_Count count, MPI_Datatype dt, MPI_Comm comm);
 uint64_t prof_scan(MPI_Count count, MPI_Datatype dt, MPI_Comm comm);
 uint64_t prof_barrier(MPI_Comm comm);
-uint64_t prof_rma(MPI_Count count, MPI_Datatype dt, int target, MPI_Win win);
 /* the v and w forms: counts are int[] or, in the _c forms, MPI_Count[] */
 #define PROF_WIDE(a) (sizeof *(a) == sizeof(MPI_Count))
 #define PROF_SCATTERV(c, t, root, comm) prof_scatterv(c, PROF_WIDE(c), t, root, comm)
@@ -186,8 +188,27 @@ static inline uint64_t prof_bytes(MPI_Count count, MPI_Datatype dt)
 /* MPI_COMM_WORLD rank of rank in comm (the remote group of an
  * intercommunicator); -1 for MPI_PROC_NULL, wildcards and errors */
 int prof_peer(MPI_Comm comm, int rank);
-/* MPI_COMM_WORLD rank of target rank in win's group; -1 if none */
-int prof_win_peer(MPI_Win win, int rank);
+/* MPI_COMM_WORLD rank of target rank in win's group; -1 if none. The
+ * last window's map is kept per thread, valid while prof_gen is unchanged */
+int prof_win_peer_slow(MPI_Win win, int rank);
+extern volatile unsigned prof_gen;
+extern PROF_TLS MPI_Win prof_last_win;
+extern PROF_TLS const struct prof_map *prof_last_wmap;
+extern PROF_TLS unsigned prof_last_wgen;
+static inline int prof_win_peer(MPI_Win win, int rank)
+{
+    if (win == prof_last_win && prof_last_wgen == prof_gen && rank >= 0 && rank < prof_last_wmap->n)
+        return prof_last_wmap->r[rank];
+    return prof_win_peer_slow(win, rank);
+}
+
+/* a one-sided operation of count x dt to target: the matrix; its bytes */
+static inline uint64_t prof_rma(MPI_Count count, MPI_Datatype dt, int target, MPI_Win win)
+{
+    uint64_t n = prof_bytes(count, dt);
+    prof_msg(PROF_RMA, prof_win_peer(win, target), n);
+    return n;
+}
 /* forget cached translations (a communicator or window was freed) */
 void prof_forget(void);
 

@@ -168,10 +168,3 @@ uint64_t prof_barrier(MPI_Comm comm)
 {
     return coll_done(0);
 }
-
-uint64_t prof_rma(MPI_Count count, MPI_Datatype dt, int target, MPI_Win win)
-{
-    uint64_t n = prof_bytes(count, dt);
-    prof_msg(PROF_RMA, prof_win_peer(win, target), n);
-    return n;
-}

@@ -20,7 +20,8 @@ static struct prof_thr *threads; /* every thread's counters, kept past thread ex
 static uint64_t cal_tick0, cal_ns0;  /* at load: the tick clock's calibration start */
 static MPI_Group world_group = MPI_GROUP_NULL;
 static int comm_key = MPI_KEYVAL_INVALID, win_key = MPI_KEYVAL_INVALID;
-static volatile unsigned gen; /* bumped when a cached translation is freed */
+volatile unsigned prof_gen; /* bumped when a cached translation is freed */
+#define gen prof_gen
 
 static uint64_t mono_ns(void)
 {
@@ -248,14 +249,17 @@ static struct map *win_map(MPI_Win win)
     return m;
 }
 
-static PROF_TLS MPI_Win last_win = MPI_WIN_NULL;
-static PROF_TLS struct map *last_wmap;
-static PROF_TLS unsigned last_wgen;
+PROF_TLS MPI_Win prof_last_win = MPI_WIN_NULL;
+PROF_TLS const struct map *prof_last_wmap;
+PROF_TLS unsigned prof_last_wgen;
+#define last_win prof_last_win
+#define last_wmap prof_last_wmap
+#define last_wgen prof_last_wgen
 
-int prof_win_peer(MPI_Win win, int rank)
+int prof_win_peer_slow(MPI_Win win, int rank)
 {
     if (rank < 0 || prof_nranks == 0) return -1;
-    struct map *m;
+    const struct map *m;
     if (win == last_win && last_wgen == gen) {
         m = last_wmap;
     } else {

@@ -103,8 +103,12 @@ static void report(const uint64_t *sum, const uint64_t *max, const uint64_t *all
     double wall = 0, mpi = 0;
     for (int r = 0; r < P; r++) wall += (double)all[r * stride + W_WALL], mpi += (double)all[r * stride + W_MPI];
     fprintf(stderr, "==== dmpi profile: %s, %d rank%s ====\n", program_invocation_short_name, P, P == 1 ? "" : "s");
-    fprintf(stderr, "time in MPI: %.3f s of %.3f s (%.1f %%), all ranks, MPI_Init to MPI_Finalize%s\n", mpi / 1e9,
-            wall / 1e9, wall > 0 ? 100 * mpi / wall : 0, pcontrol ? ", only while profiling was on (MPI_Pcontrol)" : "");
+    uint64_t ncalls = 0;
+    for (int i = 0; i < PROF_NFUNC; i++)
+        if (!skipped(i)) ncalls += calls[i];
+    fprintf(stderr, "time in MPI: %.3f s of %.3f s (%.1f %%) in %llu calls, all ranks, MPI_Init to MPI_Finalize%s\n",
+            mpi / 1e9, wall / 1e9, wall > 0 ? 100 * mpi / wall : 0, (unsigned long long)ncalls,
+            pcontrol ? ", only while profiling was on (MPI_Pcontrol)" : "");
     fprintf(stderr, "  %-13s %9s %9s %6s  %s\n", "rank", "wall s", "MPI s", "MPI %", "top call (time)");
     if (P <= 16) {
         for (int r = 0; r < P; r++) print_rank(all + r * stride, r, "");
