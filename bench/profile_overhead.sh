@@ -5,7 +5,11 @@
 # medians of the apps' own time_s (RESULT line). Keeps each app's last
 # profile report (its communication share). Writes OUT/raw.csv
 # (config,ranks,round,profile,time_s), OUT/overhead.csv (medians and
-# on/off) and OUT/report-<config>-<ranks>.txt; prints the table.
+# on/off), OUT/report-<config>-<ranks>.txt and matrix-<config>-<ranks>.csv
+# (the last profiled run's), OUT/load.csv (load average each round) and,
+# each round, bench/profile_percall with and without the profile
+# (OUT/percall.csv: ns per call); prints the tables. ONLY=REGEX limits the
+# configs (e.g. ONLY=bfs).
 #   bench/profile_overhead.sh [BUILD] [ROUNDS] [RANKS...]   (OUT=$OUT or ./profile-overhead)
 set -u
 REPO=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd)
@@ -26,6 +30,15 @@ CONFIGS=(
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 echo "config,ranks,round,profile,time_s" >"$OUT/raw.csv"
+echo "round,profile,call,ns_per_call" >"$OUT/percall.csv"
+echo "round,load1" >"$OUT/load.csv"
+percall() { # round on|off
+  local pre=()
+  [ "$2" = on ] && pre=(env "LD_PRELOAD=$BUILD/libdmpi_profile.so" "DMPI_PROFILE_FILE=$tmp/p.csv")
+  [ -x "$BUILD/bench/profile_percall" ] || return 0
+  (cd "$tmp" && "${pre[@]}" "$BUILD/bench/profile_percall" -n 300000 --csv 2>/dev/null) |
+    grep -v '^ ' | sed "s/^/$1,$2,/" >>"$OUT/percall.csv"
+}
 one() { # config ranks round on|off cmd
   local flag=() t
   [ "$4" = on ] && flag=(--profile)
@@ -41,10 +54,13 @@ for r in $(seq "$ROUNDS"); do
     for c in "${CONFIGS[@]}"; do
       name=${c%%|*} cmd=${c#*|}
       [ -x "$BUILD/apps/${cmd%% *}" ] || continue
+      [ -z "${ONLY:-}" ] || [[ $name =~ $ONLY ]] || continue
       if [ $((r % 2)) = 1 ]; then one "$name" "$np" "$r" off "$cmd"; one "$name" "$np" "$r" on "$cmd"
       else one "$name" "$np" "$r" on "$cmd"; one "$name" "$np" "$r" off "$cmd"; fi
     done
   done
+  if [ $((r % 2)) = 1 ]; then percall "$r" off; percall "$r" on; else percall "$r" on; percall "$r" off; fi
+  echo "$r,$(cut -d' ' -f1 /proc/loadavg)" >>"$OUT/load.csv"
   echo "profile_overhead: round $r of $ROUNDS done (load $(cut -d' ' -f1 /proc/loadavg))" >&2
 done
 python3 - "$OUT" <<'PY'
@@ -62,4 +78,18 @@ with open(os.path.join(out, 'overhead.csv'), 'w', newline='') as f:
     csv.writer(f).writerows(rows)
 for r in rows:
     print('%-24s %5s %6s %9s %9s %7s' % r)
+pc = {}
+for r in csv.DictReader(open(os.path.join(out, 'percall.csv'))):
+    pc.setdefault(r['call'], {}).setdefault(r['profile'], []).append(float(r['ns_per_call']))
+rows = [('call', 'off_ns', 'on_ns', 'added_ns', 'off_min', 'on_min')]
+for c, v in pc.items():
+    if v.get('on') and v.get('off'):
+        off, on = st.median(v['off']), st.median(v['on'])
+        rows.append((c, '%.1f' % off, '%.1f' % on, '%.1f' % (on - off), '%.1f' % min(v['off']), '%.1f' % min(v['on'])))
+if len(rows) > 1:
+    with open(os.path.join(out, 'percall_summary.csv'), 'w', newline='') as f:
+        csv.writer(f).writerows(rows)
+    print()
+    for r in rows:
+        print('%-28s %8s %8s %9s %8s %8s' % r)
 PY
