@@ -114,15 +114,18 @@ def main(argv):
         named = [param_name(p, i) for i, p in enumerate(params)]
         sig = ', '.join(n[0] for n in named) or 'void'
         args = ', '.join(n[1] for n in named)
-        acct = accounting(name)
+        acct = accounting(name) or '0'
+        # not timed (a sampled function between samples, or paused): count,
+        # then a tail call, so that the wrapper keeps nothing across the call
         wr += ['PROF_EXPORT int %s(%s)' % (name, sig), '{',
                '    uint64_t t0 = prof_start(P_%s);' % name,
-               '    int rc = P%s(%s);' % (name, args)]
-        if acct:
-            wr += ['    uint64_t t1 = prof_stop(t0);',
-                   '    prof_add(P_%s, t0, t1, rc == MPI_SUCCESS ? %s : 0);' % (name, acct)]
-        else:
-            wr += ['    prof_add(P_%s, t0, prof_stop(t0), 0);' % name]
+               '    if (!t0) {',
+               '        prof_add(P_%s, 0, 0, %s);' % (name, acct),
+               '        return P%s(%s);' % (name, args),
+               '    }',
+               '    int rc = P%s(%s);' % (name, args),
+               '    uint64_t t1 = prof_stop(t0);',
+               '    prof_add(P_%s, t0, t1, rc == MPI_SUCCESS ? %s : 0);' % (name, acct)]
         wr += ['    return rc;', '}', '']
     os.makedirs(outdir, exist_ok=True)
     for fname, lines in (('prof_ids.h', ids), ('prof_wrappers.c', wr)):

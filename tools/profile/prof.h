@@ -125,7 +125,7 @@ static inline void prof_hist(int kind, uint64_t n)
 
 /* one message of n bytes from this rank to world rank peer (ignored if < 0) */
 uint64_t *prof_mat_new(struct prof_thr *t);
-static inline void prof_msg(int kind, int peer, uint64_t n)
+static inline __attribute__((always_inline)) void prof_msg(int kind, int peer, uint64_t n)
 {
     if (peer < 0 || peer >= prof_nranks || prof_paused) return;
     struct prof_thr *t = prof_thr();
@@ -195,7 +195,7 @@ extern volatile unsigned prof_gen;
 extern PROF_TLS MPI_Win prof_last_win;
 extern PROF_TLS const struct prof_map *prof_last_wmap;
 extern PROF_TLS unsigned prof_last_wgen;
-static inline int prof_win_peer(MPI_Win win, int rank)
+static inline __attribute__((always_inline)) int prof_win_peer(MPI_Win win, int rank)
 {
     if (win == prof_last_win && prof_last_wgen == prof_gen && rank >= 0 && rank < prof_last_wmap->n)
         return prof_last_wmap->r[rank];
@@ -203,7 +203,7 @@ static inline int prof_win_peer(MPI_Win win, int rank)
 }
 
 /* a one-sided operation of count x dt to target: the matrix; its bytes */
-static inline uint64_t prof_rma(MPI_Count count, MPI_Datatype dt, int target, MPI_Win win)
+static inline __attribute__((always_inline)) uint64_t prof_rma(MPI_Count count, MPI_Datatype dt, int target, MPI_Win win)
 {
     uint64_t n = prof_bytes(count, dt);
     prof_msg(PROF_RMA, prof_win_peer(win, target), n);
