@@ -24,7 +24,7 @@ enum { PROF_P2P, PROF_COLL, PROF_RMA, PROF_NKIND };
  * some virtual machines, more than some MPI calls. Counts and bytes are
  * always exact. */
 #define PROF_SAMPLE_AFTER 256
-#define PROF_SAMPLE_ONE_IN 16
+#define PROF_SAMPLE_ONE_IN 64
 extern uint64_t prof_sample_ticks;
 /* ticks two back-to-back clock reads take (the least of some): subtracted
  * from every timed call, so that cheap calls are not charged the clock */
@@ -83,7 +83,7 @@ static inline __attribute__((always_inline)) uint64_t prof_start(int id)
     if (f->sampled) { /* time when the countdown runs out, then draw the next gap */
         if (--f->skip > 0) return 0;
         t->rng ^= t->rng << 13, t->rng ^= t->rng >> 7, t->rng ^= t->rng << 17; /* xorshift64 */
-        f->skip = 1 + (int64_t)(t->rng % (2 * PROF_SAMPLE_ONE_IN - 1)); /* 1..31, mean 16 */
+        f->skip = 1 + (int64_t)(t->rng % (2 * PROF_SAMPLE_ONE_IN - 1)); /* 1..127, mean 64 */
     }
     return prof_now();
 }
