@@ -255,12 +255,11 @@ def c_wrapper(name, proc_json, cproto, fname, large, f08=False):
             if is_arr:
                 length = q['length']
                 if length in ('*', None):
-                    length = {'sendtypes': 'dmpi_f_ntypes(*comm, 0)',
-                              'recvtypes': 'dmpi_f_ntypes(*comm, 1)'}.get(n)
-                    if length is None:
+                    which = {'sendtypes': 0, 'recvtypes': 1}.get(n)
+                    if which is None:
                         raise Unbindable(f'{name}: length of {n}')
-                    if 'neighbor' in name:
-                        length = length.replace('dmpi_f_ntypes', 'dmpi_f_nbr_ntypes')
+                    length = (f'dmpi_f_nbr_ntypes(*comm, {which})' if 'neighbor' in name
+                              else 'dmpi_f_ntypes(*comm)')
                 else:
                     length = f'(int)*{length}'
                 top.append(f'{base} c_{n}_stack[DMPI_F_STACK], *c_{n} = NULL;')

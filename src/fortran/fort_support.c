@@ -80,9 +80,8 @@ void dmpi_f_free(void *p, void *stack)
     if (p != stack) free(p);
 }
 
-int dmpi_f_ntypes(MPI_Fint comm, int which)
+int dmpi_f_ntypes(MPI_Fint comm)
 {
-    (void)which;
     MPI_Comm c = MPI_Comm_fromint(comm);
     int inter = 0, n = 0;
     if (c == MPI_COMM_NULL || MPI_Comm_test_inter(c, &inter) != MPI_SUCCESS) return 0;

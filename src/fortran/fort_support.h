@@ -78,7 +78,7 @@ void dmpi_f_free(void *p, void *stack);
 /* How many datatypes MPI_Alltoallw-like calls on comm take: the group (or
  * remote group) size; for the neighbourhood forms the out- (which = 0,
  * send) or in-degree (which = 1, receive). 0 for an invalid comm. */
-int dmpi_f_ntypes(MPI_Fint comm, int which);
+int dmpi_f_ntypes(MPI_Fint comm);
 int dmpi_f_nbr_ntypes(MPI_Fint comm, int which);
 
 /* Called by the Fortran MPI_Init, MPI_Init_thread and MPI_Session_init:

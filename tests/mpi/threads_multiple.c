@@ -7,27 +7,13 @@
  * on distinct communicators may run concurrently).  Checks data and the
  * MPI_Is_thread_main answer in the threads. */
 #include "common.h"
-#include <pthread.h>
+#include "threads_common.h"
 
 #define NTHREADS 4
 #define ITERS 200
 
 static int peer;
 static MPI_Comm tcomm[NTHREADS];
-static int terrs[NTHREADS];
-
-#define TCHECK(cond, ...)                                                      \
-    do {                                                                       \
-        if (!(cond)) {                                                         \
-            if (terrs[t]++ < 5) {                                              \
-                fprintf(stderr, "[rank %d thread %d] %s:%d: ", t_rank, t,      \
-                        __FILE__, __LINE__);                                   \
-                fprintf(stderr, __VA_ARGS__);                                  \
-                fputc('\n', stderr);                                           \
-            }                                                                  \
-        }                                                                      \
-    } while (0)
-
 static int size_of(int it)
 {
     static const int s[] = { 0, 4, 100, 1024, 9000, 65536, 262144 };
@@ -112,16 +98,8 @@ int main(int argc, char **argv)
     for (int t = 0; t < NTHREADS; t++)
         MPI_CHK(MPI_Comm_dup(MPI_COMM_WORLD, &tcomm[t]));
 
-    pthread_t th[NTHREADS];
+    t_run_threads(NTHREADS, worker);
     for (int t = 0; t < NTHREADS; t++)
-        if (pthread_create(&th[t], NULL, worker, (void *)(intptr_t)t) != 0) {
-            fprintf(stderr, "pthread_create failed\n");
-            MPI_Abort(MPI_COMM_WORLD, 1);
-        }
-    for (int t = 0; t < NTHREADS; t++) {
-        pthread_join(th[t], NULL);
-        t_errs += terrs[t];
         MPI_CHK(MPI_Comm_free(&tcomm[t]));
-    }
     return t_finish();
 }

@@ -14,27 +14,13 @@
  * status fields; the test hangs (and its timeout fails it) if a matched
  * probe or a cancel loses a message. */
 #include "common.h"
-#include <pthread.h>
+#include "threads_common.h"
 
 #define NTHREADS 4
 #define ITERS 60
 #define BUFFER_BYTES (64 << 20)
 
 static int peer;
-static int terrs[NTHREADS];
-
-#define TCHECK(cond, ...)                                                      \
-    do {                                                                       \
-        if (!(cond)) {                                                         \
-            if (terrs[t]++ < 5) {                                              \
-                fprintf(stderr, "[rank %d thread %d] %s:%d: ", t_rank, t,      \
-                        __FILE__, __LINE__);                                   \
-                fprintf(stderr, __VA_ARGS__);                                  \
-                fputc('\n', stderr);                                           \
-            }                                                                  \
-        }                                                                      \
-    } while (0)
-
 static int size_of(int it)
 {
     static const int s[] = {0, 8, 1000, 16384, 70000, 262144};
@@ -173,16 +159,7 @@ int main(int argc, char **argv)
     char *buffer = t_malloc(BUFFER_BYTES);
     MPI_CHK(MPI_Buffer_attach(buffer, BUFFER_BYTES));
 
-    pthread_t th[NTHREADS];
-    for (int t = 0; t < NTHREADS; t++)
-        if (pthread_create(&th[t], NULL, worker, (void *)(intptr_t)t) != 0) {
-            fprintf(stderr, "pthread_create failed\n");
-            MPI_Abort(MPI_COMM_WORLD, 1);
-        }
-    for (int t = 0; t < NTHREADS; t++) {
-        pthread_join(th[t], NULL);
-        t_errs += terrs[t];
-    }
+    t_run_threads(NTHREADS, worker);
     void *addr;
     int bytes = 0;
     MPI_CHK(MPI_Buffer_detach(&addr, &bytes));
