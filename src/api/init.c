@@ -35,7 +35,7 @@ static int acquire(int required, int *provided, const char *fn)
         /* Raising the level is safe: below MPI_THREAD_MULTIPLE no other
          * thread is inside MPI now, and the lock exists from the start. */
         if (valid_level(required) && required > dmpi_rt.thread_level)
-            dmpi_rt.thread_level = required;
+            dmpi_set_thread_level(required);
         if (provided) *provided = dmpi_rt.thread_level;
         runtime_users++;
         return MPI_SUCCESS;
@@ -46,6 +46,8 @@ static int acquire(int required, int *provided, const char *fn)
         dmpi_abort_job(1, "dmpi: %s failed: %s", fn, dmpi_error_class_name(rc));
     dmpi_accel_init(); /* memory kinds: device backends from DMPI_ACCEL */
     runtime_users = 1;
+    if (dmpi_async_progress_start() != MPI_SUCCESS)
+        dmpi_abort_job(1, "dmpi: %s failed: no progress thread", fn);
     return MPI_SUCCESS;
 }
 
@@ -61,6 +63,7 @@ void dmpi_runtime_release(void)
 {
     pthread_mutex_lock(&users_lock); /* always before the big lock */
     if (--runtime_users == 0) {
+        dmpi_async_progress_stop(); /* before the big lock: it may hold it */
         dmpi_lock(); /* waiting loops drop it while they yield */
         dmpi_bsend_finalize(); /* the process's buffer */
         dmpi_runtime_finalize();

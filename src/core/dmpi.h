@@ -287,6 +287,11 @@ int dmpi_sendrecv(const void *sbuf, MPI_Count scount, dmpi_datatype *sdt, int de
 /* ------------------------------------------------------------- progress */
 /* Polls every transport once; returns the number of events handled. */
 int dmpi_progress(void);
+/* The progress thread of DMPI_ASYNC_PROGRESS=1 (p2p/async.c), started when
+ * the runtime is up and stopped before it goes down. */
+bool dmpi_async_progress_wanted(void);
+int dmpi_async_progress_start(void);
+void dmpi_async_progress_stop(void);
 /* Waits (progressing, spinning then yielding) until *flag becomes nonzero. */
 void dmpi_progress_wait_flag(_Atomic int *flag);
 /* Called by a waiting loop each idle iteration: adaptive spin/yield/sleep. */
@@ -336,6 +341,7 @@ typedef struct dmpi_runtime {
     pthread_t main_thread;
     double wtime_base;
     bool oversubscribed;      /* more local ranks than processors, node-wide (same on every rank) */
+    bool locking;             /* the big lock is taken: MPI_THREAD_MULTIPLE or a progress thread */
     bool crowded;             /* more ranks may run on this rank's processors than there are */
     int *node_of;             /* node_of[universe index]: its node (-1: not known, another job
                                  not connected); another job's nodes are numbered apart */
@@ -355,6 +361,8 @@ MPI_Errhandler dmpi_errhandler_handle(dmpi_errhandler *e);
  * shared state; the progress wait loop drops it while it yields. */
 void dmpi_lock(void);
 void dmpi_unlock(void);
+bool dmpi_trylock(void);                 /* takes it if free (always locks) */
+void dmpi_set_thread_level(int level);   /* and whether to lock */
 
 /* ----------------------------------------------------------------- errors
  * dmpi_error raises an error of class `cls` on comm (NULL means

@@ -87,6 +87,10 @@
               INIT, "how long cores count as contended after a preemption")                    \
     DMPI_KNOB(PREEMPT_GAP_US, "DMPI_PREEMPT_GAP_US", INT, 2000, "", WAIT, MPIDEV_DETAIL, LOCAL,  \
               INIT, "a gap this long in a spinning wait counts as a preemption")               \
+    DMPI_KNOB(ASYNC_PROGRESS, "DMPI_ASYNC_PROGRESS", BOOL, 0, "", WAIT, USER_BASIC, LOCAL, INIT, \
+              "a progress thread serves other processes while the program computes")           \
+    DMPI_KNOB(ASYNC_PROGRESS_US, "DMPI_ASYNC_PROGRESS_US", INT, 50, "", WAIT, TUNER_DETAIL,       \
+              LOCAL, INIT, "microseconds the progress thread sleeps after a pass that found nothing") \
     DMPI_KNOB(NO_CMA, "DMPI_NO_CMA", BOOL, 0, "", SHM, TUNER_BASIC, ALL_EQ, INIT,                \
               "on: no single-copy transfers (everything through the rings)")                   \
     DMPI_KNOB(OFI_EAGER_MAX, "DMPI_OFI_EAGER_MAX", INT, 65536, "", NET, TUNER_BASIC, LOCAL,      \

@@ -27,12 +27,23 @@ static pthread_mutex_t big_lock;
 
 void dmpi_lock(void)
 {
-    if (dmpi_rt.thread_level == MPI_THREAD_MULTIPLE) pthread_mutex_lock(&big_lock);
+    if (dmpi_rt.locking) pthread_mutex_lock(&big_lock);
 }
 
 void dmpi_unlock(void)
 {
-    if (dmpi_rt.thread_level == MPI_THREAD_MULTIPLE) pthread_mutex_unlock(&big_lock);
+    if (dmpi_rt.locking) pthread_mutex_unlock(&big_lock);
+}
+
+bool dmpi_trylock(void)
+{
+    return pthread_mutex_trylock(&big_lock) == 0;
+}
+
+void dmpi_set_thread_level(int level)
+{
+    dmpi_rt.thread_level = level;
+    dmpi_rt.locking = level == MPI_THREAD_MULTIPLE || dmpi_async_progress_wanted();
 }
 
 long dmpi_env_long(const char *name, long dflt)
@@ -246,7 +257,7 @@ int dmpi_runtime_init(int required, int *provided)
     if (required != MPI_THREAD_SINGLE && required != MPI_THREAD_FUNNELED &&
         required != MPI_THREAD_SERIALIZED && required != MPI_THREAD_MULTIPLE)
         required = MPI_THREAD_SINGLE;
-    dmpi_rt.thread_level = required;
+    dmpi_set_thread_level(required);
     if (provided) *provided = required;
 
     int rank, size, appnum;

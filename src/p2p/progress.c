@@ -194,7 +194,7 @@ void dmpi_progress_idle(unsigned *idle)
         return;
     }
     if (i < spin_limit) *idle = i = spin_limit;
-    bool threaded = dmpi_rt.thread_level == MPI_THREAD_MULTIPLE;
+    bool threaded = dmpi_rt.locking;
     if (threaded) dmpi_unlock();
     if (i - spin_limit < yield_limit) sched_yield();
     else if (dmpi_tp.net && !dmpi_tp.nshm && !threaded)

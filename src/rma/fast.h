@@ -127,7 +127,7 @@ static inline uint32_t dmpi_rma_op_bit(MPI_Op h)
 }
 
 /* ---------------------------------------------------------- the checks */
-static inline bool dmpi_rma_fast_mt(void) { return dmpi_rt.thread_level == MPI_THREAD_MULTIPLE; }
+static inline bool dmpi_rma_fast_mt(void) { return dmpi_rt.locking; }
 static inline bool dmpi_rma_fast_ready(void) { return dmpi_rt.initialized && !dmpi_rt.finalized; }
 
 /* In an MPI entry point: return MPI_SUCCESS if `call` (a fast path: true

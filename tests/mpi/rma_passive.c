@@ -5,7 +5,9 @@
  * can only finish if the origin needs no help from the target. Done for
  * MPI_Win_allocate memory and for MPI_Win_create memory (private to the
  * target). The target gives up after 20 s (reported as an error). Other
- * ranks just take part in the collectives. */
+ * ranks just take part in the collectives. With the argument "async" the
+ * run asks for dmpi's progress thread (DMPI_ASYNC_PROGRESS=1), which makes
+ * this work between ranks on different nodes too. */
 #include "common.h"
 
 #define LEN 4096
@@ -52,6 +54,7 @@ static void run(MPI_Win win, volatile int64_t *mem, const char *what)
 
 int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "async") == 0) setenv("DMPI_ASYNC_PROGRESS", "1", 1);
     t_init(&argc, &argv);
     if (t_size < 2) {
         if (t_rank == 0) printf(" No Errors\n");
