@@ -17,6 +17,7 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define OFI_PKT_FIN 0x7f /* transport-level packet: the peer is finalizing */
 
@@ -349,6 +350,19 @@ static bool connection_gone(int e)
            e == EPIPE;
 }
 
+/* A connection broke outside finalize: the peer has most likely died. Its
+ * launcher says so better (which rank, which signal, the right exit
+ * status) and ends the job; give it two seconds before failing here. */
+static void let_launcher_report(void)
+{
+    double until = dmpi_now() + 2.0;
+    while (dmpi_now() < until) {
+        dmpi_check_launcher();
+        struct timespec ts = {0, 10 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+}
+
 static void on_error(void)
 {
     struct fi_cq_err_entry err = {0};
@@ -356,6 +370,7 @@ static void on_error(void)
     const char *why = fi_cq_strerror(dmpi_ofi.cq, err.prov_errno, err.err_data, NULL, 0);
     int kind = err.op_context ? ((ofi_op *)err.op_context)->kind : 0;
     if (kind == OFI_OP_RECV && err.err == FI_ECANCELED) return;
+    if (!dmpi_ofi.finalizing && connection_gone(err.err)) let_launcher_report();
     if (kind == OFI_OP_RMA) {
         read_piece_done(err.op_context, why ? why : fi_strerror(err.err));
         return;
