@@ -66,11 +66,16 @@ asan:
 TSAN_CMAKE = $(if $(shell grep -l DMPI_TSAN CMakeLists.txt 2>/dev/null),-DDMPI_TSAN=ON,\
 	"-DCMAKE_C_FLAGS=-fsanitize=thread -fno-omit-frame-pointer" \
 	-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread -DCMAKE_SHARED_LINKER_FLAGS=-fsanitize=thread)
+# Then a few single-threaded programs with the progress thread of
+# DMPI_ASYNC_PROGRESS=1 beside them (TSAN_ASYNC_TESTS).
 TSAN_TESTS = threads_multiple|threads_p2p_modes|init_thread
+TSAN_ASYNC_TESTS = p2p_rendezvous|p2p_wildcard|coll_nbc|rma_passive|rma_acc_atomic
 tsan:
 	@test -f build-tsan/CMakeCache.txt || cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo $(TSAN_CMAKE)
-	cmake --build build-tsan -j$(JOBS) --target mpiexec mpitest_threads_multiple mpitest_threads_p2p_modes mpitest_init_thread
+	cmake --build build-tsan -j$(JOBS) --target mpiexec mpitest_threads_multiple mpitest_threads_p2p_modes mpitest_init_thread \
+		mpitest_p2p_rendezvous mpitest_p2p_wildcard mpitest_coll_nbc mpitest_rma_passive mpitest_rma_acc_atomic
 	$(SAN_ENV) DMPI_SHM_HEAP_MB=0 tests/run_tests.sh --build build-tsan --mpi-only '$(TSAN_TESTS)'
+	$(SAN_ENV) DMPI_SHM_HEAP_MB=0 DMPI_ASYNC_PROGRESS=1 tests/run_tests.sh --build build-tsan --mpi-only '$(TSAN_ASYNC_TESTS)'
 
 valgrind: build
 	tests/valgrind/run_valgrind.sh $(BUILD)
