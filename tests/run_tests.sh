@@ -20,6 +20,7 @@
 #    tests/integration/test_cmake_pkgconfig.sh <build> (CMake, pkg-config,
 #    compiler wrappers, install tree), tests/integration/check_env_doc.sh,
 #    tests/profile/test_profile.sh <build> (mpiexec --profile at 1-4 ranks),
+#    tests/dynproc/test_two_runs.sh <build> (connect/accept between two runs),
 #    tests/faults/run_faults.sh <build> (fault-injection matrix) and
 #    tests/fuzz/run_fuzz.sh --replay (fuzzer regression corpus).
 # Exit status 77 from a unit test or script means SKIP.  Every run has a
@@ -275,6 +276,9 @@ run_others() {
     # the MPI profile: traffic known exactly at 1-4 ranks, bad paths
     s=$ROOT/tests/profile/test_profile.sh
     [ -f "$s" ] && [ -x "$s" ] && PLAIN_LIMIT=300 run_plain "profile/test_profile.sh" "$s" "$BUILD"
+    # connect/accept and join between two separate mpiexec runs
+    s=$ROOT/tests/dynproc/test_two_runs.sh
+    [ -f "$s" ] && [ -x "$s" ] && PLAIN_LIMIT=300 run_plain "dynproc/test_two_runs.sh" "$s" "$BUILD"
     # fault-injection matrix (about a minute) and the fuzzers' regression
     # corpus (builds them with clang the first time; skipped without clang)
     s=$ROOT/tests/faults/run_faults.sh

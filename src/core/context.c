@@ -28,8 +28,9 @@
 #define NPAIRS 32768 /* ids 0 .. 65534 */
 #define NWORDS (NPAIRS / 64)
 
-/* pairs 0 (world) and 1 (self); the last, 65534/65535, is the universe
- * communicator's (core/dynproc.c), never handed out */
+/* pairs 0 (world) and 1 (self); the last, 65534/65535, is never handed
+ * out (a spare: it was the universe communicator's, which dynamic processes
+ * no longer use) */
 static uint64_t used[NWORDS] = {3, [NWORDS - 1] = 1ull << 63};
 
 static bool pair_used(int i) { return used[i / 64] >> (i % 64) & 1; }

@@ -22,6 +22,7 @@ dmpi_comm *dmpi_dyn_parent(void) { return parent; }
 void dmpi_dyn_comm_freed(dmpi_comm *c)
 {
     if (c && c == parent) parent = NULL;
+    dmpi_dyn_watch_drop(c);
 }
 
 int dmpi_dyn_init_child(char *err)

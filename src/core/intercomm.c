@@ -7,6 +7,7 @@
 #include "coll/coll.h"
 #include "core/comm_ops.h"
 #include "core/context.h"
+#include "core/dynproc.h"
 #include "core/group.h"
 
 #include <stdlib.h>
@@ -58,9 +59,10 @@ static link_t leaders_link(dmpi_comm *inter)
 /* Context ids for a new intercommunicator over local intracommunicator l:
  * one agreed with the other group over link, one for its own local
  * intracommunicator. */
-static int two_contexts(dmpi_comm *l, int leader, link_t *link, uint32_t *ctx, uint32_t *lctx)
+static int two_contexts(dmpi_comm *l, int leader, dmpi_ctx_xchg_fn xchg, void *arg, uint32_t *ctx,
+                        uint32_t *lctx)
 {
-    int rc = dmpi_context_alloc_pair(l, leader, link_and, link, ctx);
+    int rc = dmpi_context_alloc_pair(l, leader, xchg, arg, ctx);
     if (rc != MPI_SUCCESS) return rc;
     rc = dmpi_context_alloc(l, lctx);
     if (rc != MPI_SUCCESS) dmpi_context_free(*ctx);
@@ -108,10 +110,18 @@ int dmpi_intercomm_create(dmpi_comm *local, int local_leader, dmpi_comm *peer,
     free(rworld);
     if (rc != MPI_SUCCESS) return rc;
     if (!rg) return MPI_ERR_NO_MEM;
-    uint32_t ctx, lctx;
-    rc = two_contexts(local, local_leader, &link, &ctx, &lctx);
-    if (rc == MPI_SUCCESS) rc = dmpi_intercomm_new(local, local->group, rg, ctx, lctx, out);
+    rc = dmpi_intercomm_with(local, local_leader, rg, link_and, &link, out);
     dmpi_group_release(rg);
+    return rc;
+}
+
+int dmpi_intercomm_with(dmpi_comm *local, int local_leader, dmpi_group *rg, dmpi_ctx_xchg_fn xchg,
+                        void *arg, dmpi_comm **out)
+{
+    *out = NULL;
+    uint32_t ctx, lctx;
+    int rc = two_contexts(local, local_leader, xchg, arg, &ctx, &lctx);
+    if (rc == MPI_SUCCESS) rc = dmpi_intercomm_new(local, local->group, rg, ctx, lctx, out);
     return rc;
 }
 
@@ -123,7 +133,7 @@ int dmpi_intercomm_dup(dmpi_comm *inter, dmpi_comm **out)
     if (!l) return MPI_ERR_COMM;
     link_t link = leaders_link(inter);
     uint32_t ctx, lctx;
-    int rc = two_contexts(l, 0, &link, &ctx, &lctx);
+    int rc = two_contexts(l, 0, link_and, &link, &ctx, &lctx);
     if (rc != MPI_SUCCESS) return rc;
     return dmpi_intercomm_new(inter, inter->group, inter->remote_group, ctx, lctx, out);
 }
@@ -136,14 +146,18 @@ int dmpi_intercomm_merge(dmpi_comm *inter, bool high, dmpi_comm **out)
     if (!l) return MPI_ERR_COMM;
     link_t link = leaders_link(inter);
     dmpi_datatype *i32 = dmpi_dt_builtin(MPI_INT);
-    /* The leaders' flags decide for their groups. */
-    int v[3] = {MPI_SUCCESS, high, 0}; /* status, our high, theirs */
-    if (l->rank == 0) v[0] = link_swap(&link, &v[1], 1, &v[2], 1, i32);
-    int rc = dmpi_coll_bcast(v, 3, i32, 0, l);
+    /* The leaders' flags decide for their groups; on a tie, the order
+     * keys of the groups' first members (the same in both groups, also
+     * when they belong to two mpiexec runs). */
+    const dmpi_group *a = inter->group, *b = inter->remote_group;
+    uint64_t key = dmpi_dyn_order_key(a->world[0]);
+    int v[7] = {MPI_SUCCESS, high, (int)(key >> 32), (int)(uint32_t)key}; /* status, ours, theirs */
+    if (l->rank == 0) v[0] = link_swap(&link, &v[1], 3, &v[4], 3, i32);
+    int rc = dmpi_coll_bcast(v, 7, i32, 0, l);
     if (rc == MPI_SUCCESS) rc = v[0];
     if (rc != MPI_SUCCESS) return rc;
-    const dmpi_group *a = inter->group, *b = inter->remote_group;
-    bool we_first = v[1] != v[2] ? !v[1] : a->world[0] < b->world[0];
+    uint64_t theirs = (uint64_t)(uint32_t)v[5] << 32 | (uint32_t)v[6];
+    bool we_first = v[1] != v[4] ? !v[1] : key < theirs;
     if (!we_first) {
         a = inter->remote_group;
         b = inter->group;
@@ -218,7 +232,7 @@ int dmpi_intercomm_split(dmpi_comm *inter, int color, int key, dmpi_comm **out)
         if (rc == MPI_SUCCESS) rc = theirs[0];
     }
     uint32_t ctx, lctx;
-    if (rc == MPI_SUCCESS) rc = two_contexts(l, 0, &link, &ctx, &lctx);
+    if (rc == MPI_SUCCESS) rc = two_contexts(l, 0, link_and, &link, &ctx, &lctx);
     if (rc != MPI_SUCCESS) {
         free(ours);
         free(theirs);

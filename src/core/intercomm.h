@@ -27,9 +27,15 @@
 int dmpi_intercomm_create(dmpi_comm *local, int local_leader, dmpi_comm *peer,
                           int remote_leader, int tag, int ctx_kind, int leader_status,
                           dmpi_comm **out);
+/* An intercommunicator whose remote group is known (dynamic processes):
+ * the context ids are agreed with the other group through xchg, which
+ * local_leader calls (core/context.h). */
+int dmpi_intercomm_with(dmpi_comm *local, int local_leader, dmpi_group *rg,
+                        int (*xchg)(void *arg, uint64_t *buf, int n), void *arg, dmpi_comm **out);
 /* MPI_Intercomm_merge: the group that passed high = false comes first; if
  * both passed the same value, the group whose first member has the lower
- * MPI_COMM_WORLD rank does. */
+ * order key (dmpi_dyn_order_key: the universe index within one mpiexec
+ * run) does. */
 int dmpi_intercomm_merge(dmpi_comm *inter, bool high, dmpi_comm **out);
 /* Duplicate (same groups, new contexts). */
 int dmpi_intercomm_dup(dmpi_comm *inter, dmpi_comm **out);

@@ -133,7 +133,7 @@
               USER_BASIC, ALL_EQ, INIT,                                                          \
               "room for processes in all, spawned ones included (mpiexec -usize; MPI_UNIVERSE_SIZE)") \
     DMPI_KNOB(CONNECT_TIMEOUT, "DMPI_CONNECT_TIMEOUT", INT, 60, "", LAUNCH, USER_DETAIL, LOCAL, LIVE, \
-              "seconds to wait for another job's process to publish its address (dynamic processes)") \
+              "seconds to wait for another job's process or MPI_Comm_accept (dynamic processes)")    \
     DMPI_KNOB_COLL_ALGO(BARRIER, "DMPI_COLL_BARRIER_ALGO")                                    \
     DMPI_KNOB_COLL_ALGO(BCAST, "DMPI_COLL_BCAST_ALGO")                                        \
     DMPI_KNOB_COLL_ALGO(REDUCE, "DMPI_COLL_REDUCE_ALGO")                                      \

@@ -3,6 +3,7 @@
  * error handlers, handle lookup for communicators and error handlers, the
  * coarse lock of MPI_THREAD_MULTIPLE, and environment knobs. */
 #include "core/dmpi.h"
+#include "core/dynproc.h"
 #include "p2p/p2p.h"
 #include "pmi/pmi.h"
 #include "transport/transport.h"
@@ -93,6 +94,7 @@ void dmpi_check_launcher(void)
     if (now < next_check) return;
     next_check = now + 0.1;
     check_peers(now);
+    dmpi_dyn_watch();
     int fd = dmpi_pmi_fd();
     if (fd < 0) return;
     struct pollfd pfd = {fd, 0, 0};
@@ -286,6 +288,7 @@ int dmpi_runtime_init(int required, int *provided)
 
 int dmpi_runtime_finalize(void)
 {
+    dmpi_dyn_finalize();
     dmpi_p2p_finalize();
     dmpi_coll_finalize();
     dmpi_tp_finalize();

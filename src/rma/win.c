@@ -208,11 +208,17 @@ static void destroy(dmpi_win *w)
  * verdict on every rank (CMA is asked only of ranks that share a node with
  * another: an answer that differs between nodes fails at the agreement
  * of make_segment). *spans: the ranks are on several nodes. */
-static int check_records(const rank_rec *recs, int n, int me, int flavor, bool *spans, char *why,
-                         size_t whylen)
+static int check_records(const rank_rec *recs, const int *world, int n, int me, int flavor, bool *spans,
+                         char *why, size_t whylen)
 {
     bool cma_needed = false;
     *spans = false;
+    for (int i = 0; i < n; i++)
+        if (recs[i].world != world[i]) { /* its own index is not ours for it: another mpiexec run's */
+            snprintf(why, whylen, "the communicator holds processes of two mpiexec runs: windows over it "
+                     "are not supported (docs/dynproc.md)");
+            return MPI_ERR_UNSUPPORTED_OPERATION;
+        }
     for (int i = 0; i < n; i++) {
         if (recs[i].status != MPI_SUCCESS) {
             snprintf(why, whylen, "rank %d of the window ran out of memory", i);
@@ -281,7 +287,7 @@ int dmpi_win_create(dmpi_comm *comm, int flavor, void *base, MPI_Aint size,
     dmpi_datatype *byte = dmpi_coll_byte();
     rc = dmpi_coll_allgather(&mine, sizeof mine, byte, recs, sizeof mine, byte, wc);
     bool spans = false;
-    if (rc == MPI_SUCCESS) rc = check_records(recs, n, wc->rank, flavor, &spans, why, whylen);
+    if (rc == MPI_SUCCESS) rc = check_records(recs, wc->group->world, n, wc->rank, flavor, &spans, why, whylen);
     if (rc == MPI_SUCCESS && spans) rc = dmpi_comm_split_node(wc, false, wc->rank, &w->node_comm);
     if (rc != MPI_SUCCESS) {
         free(tgt);

@@ -133,6 +133,24 @@ int dmpi_tp_connect(int peer, double wait_s, char *err, int errlen)
     return 0;
 }
 
+int dmpi_tp_alias(int alias, const char *hex, int node, int as_seen, char *err, int errlen)
+{
+    if (alias < 0 || alias >= dmpi_tp.nprocs || alias == dmpi_tp.me || dmpi_tp.ops[alias]) {
+        snprintf(err, (size_t)errlen, "index %d cannot stand for a process of another mpiexec", alias);
+        return -1;
+    }
+    if (dmpi_tp_universe_open(err, errlen) != 0) return -1;
+    if (dmpi_ofi_uni_insert(alias, hex) != 0) {
+        snprintf(err, (size_t)errlen, "a process of the other mpiexec has an address the network "
+                 "transport cannot use (FI_PROVIDER must be the same in both runs)");
+        return -1;
+    }
+    dmpi_ofi_src_id(alias, as_seen);
+    dmpi_rt.node_of[alias] = node;
+    dmpi_tp.ops[alias] = dmpi_tp.net;
+    return 0;
+}
+
 void dmpi_tp_memory_released(const void *p, uint64_t n)
 {
     if (dmpi_tp.net && dmpi_tp.net->invalidate) dmpi_tp.net->invalidate(p, n);

@@ -108,11 +108,18 @@ int dmpi_tp_universe_open(char *err, int errlen);
  * published address into the network transport. wait_s: how long to wait
  * for it to be published (0: it must be there). 0, or -1 (why in *err). */
 int dmpi_tp_connect(int peer, double wait_s, char *err, int errlen);
-/* Network transport (ofi_uni.c): open without the job-wide exchange;
- * publish our address; insert a peer's. */
+/* Makes a process of another mpiexec run reachable under alias (an index
+ * of our universe that our mpiexec set aside for it): its network address
+ * (hex, as dmpi_ofi_uni_name gives it), the node id we give it, and the
+ * index that run gave us (which our packets to it carry). 0, or -1. */
+int dmpi_tp_alias(int alias, const char *hex, int node, int as_seen, char *err, int errlen);
+/* Network transport (ofi.c, ofi_io.c): open without the job-wide exchange;
+ * publish our address; insert a peer's; the index a peer knows us by. */
 const dmpi_tp_ops *dmpi_ofi_open_alone(int me, int nprocs, char *err, int errlen);
 int dmpi_ofi_uni_name(char *hex, int cap);
 int dmpi_ofi_uni_insert(int peer, const char *hex);
+void dmpi_ofi_src_id(int peer, int id);
+const char *dmpi_ofi_provider(void); /* the provider's name ("" when closed) */
 void dmpi_tp_finalize(void);
 /* Memory [p, p+n) is about to be freed (MPI_Free_mem): transports that
  * cache registrations drop those that overlap it. */

@@ -12,6 +12,10 @@
  *   dmpi_spawn parent_port= spec=    start a job; spec: commands separated
  *                                    by \036, fields by \037: np, wdir,
  *                                    program, arguments
+ *   dmpi_ualloc n=                   set n universe indices aside (no
+ *                                    process behind them): the aliases of
+ *                                    the processes of another mpiexec run
+ *                                    that this run connects to
  *   dmpi_uput key= value=, dmpi_uget key=        universe key space
  *   dmpi_publish service= port=, dmpi_unpublish service=, dmpi_lookup service= */
 #include "mpiexec.h"
@@ -282,6 +286,22 @@ bool mpx_universe_handle(mpx_job *job, mpx_rank *r, const dmpi_pmi_msg *m)
     char key[700];
     if (strcmp(c, "dmpi_spawn") == 0) {
         do_spawn(job, r, m);
+    } else if (strcmp(c, "dmpi_ualloc") == 0) {
+        int n = 0;
+        const char *v = dmpi_pmi_msg_str(m, "n");
+        if (!v || dmpi_pmi_parse_int(v, &n) != 0 || n < 1) {
+            answer(job, r, "dmpi_ualloc_result", -1, "bad count");
+        } else if (job->next_base + n > job->cap) {
+            snprintf(key, sizeof key, "%d more processes do not fit the universe: it has room for %d in all, "
+                     "%d used (mpiexec -usize N or DMPI_UNIVERSE_SIZE=N)", n, job->cap, job->next_base);
+            answer(job, r, "dmpi_ualloc_result", -1, key);
+        } else {
+            dmpi_pmi_line_begin(&out, "dmpi_ualloc_result");
+            dmpi_pmi_line_int(&out, "rc", 0);
+            dmpi_pmi_line_int(&out, "base", job->next_base);
+            mpx_pmi_reply(job, r, &out);
+            job->next_base += n;
+        }
     } else if (strcmp(c, "dmpi_uput") == 0) {
         const char *k = dmpi_pmi_msg_str(m, "key"), *v = dmpi_pmi_msg_str(m, "value");
         int rc = k && v && k[0] && mpx_kvs_put(job->ukvs, k, v) == 0 ? 0 : -1;

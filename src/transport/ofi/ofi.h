@@ -73,6 +73,7 @@ typedef struct ofi_state {
     uint64_t buf_bytes;      /* packet buffers: a header cell + frag_max */
     ofi_buf **cur;           /* cur[peer]: reserved, not yet published */
     uint32_t *tx_seq;        /* tx_seq[peer]: sequence of the next packet to it */
+    uint32_t *src_id;        /* src_id[peer]: the index peer knows us by (tags) */
     uint32_t *rx_seq;        /* rx_seq[peer]: sequence of the next packet to deliver */
     ofi_buf **early;         /* early[peer]: packets that came before their turn */
     int nrecv;               /* receive buffers kept posted */

@@ -148,6 +148,9 @@ int dmpi_ofi_io_init(void)
     ofi_state *o = &dmpi_ofi;
     o->cur = calloc((size_t)o->nprocs, sizeof *o->cur);
     o->tx_seq = calloc((size_t)o->nprocs, sizeof *o->tx_seq);
+    o->src_id = malloc((size_t)o->nprocs * sizeof *o->src_id);
+    if (!o->src_id) return -FI_ENOMEM;
+    for (int w = 0; w < o->nprocs; w++) o->src_id[w] = (uint32_t)o->me;
     o->rx_seq = calloc((size_t)o->nprocs, sizeof *o->rx_seq);
     o->early = calloc((size_t)o->nprocs, sizeof *o->early);
     if (!o->tx_seq || !o->rx_seq || !o->early) return -FI_ENOMEM;
@@ -173,8 +176,19 @@ void dmpi_ofi_io_finalize(void)
     free(o->recv);
     free(o->early);
     free(o->tx_seq);
+    free(o->src_id);
     free(o->rx_seq);
     free(o->cur);
+}
+
+const char *dmpi_ofi_provider(void)
+{
+    return dmpi_ofi.info && dmpi_ofi.info->fabric_attr->prov_name ? dmpi_ofi.info->fabric_attr->prov_name : "";
+}
+
+void dmpi_ofi_src_id(int peer, int id)
+{
+    if (dmpi_ofi.src_id) dmpi_ofi.src_id[peer] = (uint32_t)id;
 }
 
 dmpi_pkt *dmpi_ofi_reserve(int peer, uint32_t cells)
@@ -195,7 +209,7 @@ dmpi_pkt *dmpi_ofi_reserve(int peer, uint32_t cells)
 static void send_buf(int peer, ofi_buf *b, size_t len, bool inject)
 {
     ofi_state *o = &dmpi_ofi;
-    uint64_t tag = (uint64_t)o->tx_seq[peer]++ << 32 | (uint32_t)o->me;
+    uint64_t tag = (uint64_t)o->tx_seq[peer]++ << 32 | o->src_id[peer];
     if (inject && len <= o->inject_max) {
         while (again(fi_tinject(o->ep, b->mem, len, o->addr[peer], tag), "inject"))
             ;
