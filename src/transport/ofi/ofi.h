@@ -2,7 +2,8 @@
  * packets and rendezvous reads, ofi_mr.c caches memory registrations).
  * One FI_EP_RDM endpoint per rank, one completion queue, an address vector
  * of every rank. Packets are tagged messages whose tag is the sender's
- * world rank (so the receiver knows who sent without FI_SOURCE); matching
+ * index as the receiver knows it (its world rank; src_id for another
+ * mpiexec run's processes: so the receiver knows who sent without FI_SOURCE); matching
  * by MPI envelope stays in the protocol layer. The protocol wants each
  * peer's packets in the order they were sent, as a ring keeps them; a
  * provider may complete receives out of that order (tcp;ofi_rxm finishes a

@@ -1,6 +1,8 @@
 /* The libfabric transport: moving packets and rendezvous data. A packet
  * (header cell + payload, linear) is one tagged send whose tag is the
- * sender's world rank (low 32 bits) and the packet's sequence number
+ * sender's universe index as the receiver knows it (low 32 bits: src_id,
+ * our own index but for aliases of another mpiexec run, docs/dynproc.md)
+ * and the packet's sequence number
  * towards that peer (high 32 bits); small ones are injected (no completion
  * to wait for). Packets are delivered in sequence order per peer. Receives: a ring of buffers of one packet's size each, kept
  * posted; each arriving packet goes to the protocol layer (dmpi_tp.deliver)
