@@ -5,6 +5,7 @@
  *   dynproc_tworuns server FILE RSIZE [MODE]   open a port, write it to FILE,
  *                                              accept over MPI_COMM_WORLD
  *   dynproc_tworuns client FILE RSIZE [MODE]   read FILE, connect
+ * (the root is the last rank on both sides; only it knows the port)
  * RSIZE: the other run's size. MODE: "" (full exercise, then disconnect),
  * "nodisc" (exercise, finalize without disconnecting), "hang" (server: wait
  * for a message that never comes; the test aborts the client), "abort"
@@ -175,28 +176,30 @@ int main(int argc, char **argv)
     }
     char port[MPI_MAX_PORT_NAME] = "";
     MPI_Comm inter = MPI_COMM_NULL;
+    int root = t_size - 1; /* the last rank: a root other than 0 where there are several */
     if (server) {
-        MPI_CHK(MPI_Open_port(MPI_INFO_NULL, port));
-        if (t_rank == 0) write_file(file, port);
+        if (t_rank == root) {
+            MPI_CHK(MPI_Open_port(MPI_INFO_NULL, port));
+            write_file(file, port);
+        }
         if (strcmp(mode, "noaccept") == 0) {
             sleep(4);
-            MPI_CHK(MPI_Close_port(port));
+            if (t_rank == root) MPI_CHK(MPI_Close_port(port));
             return t_finish();
         }
-        MPI_CHK(MPI_Comm_accept(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter));
-        MPI_CHK(MPI_Close_port(port));
+        MPI_CHK(MPI_Comm_accept(port, MPI_INFO_NULL, root, MPI_COMM_WORLD, &inter));
+        if (t_rank == root) MPI_CHK(MPI_Close_port(port));
     } else {
-        if (t_rank == 0) read_file(file, port, sizeof port);
-        MPI_CHK(MPI_Bcast(port, MPI_MAX_PORT_NAME, MPI_CHAR, 0, MPI_COMM_WORLD));
+        if (t_rank == root) read_file(file, port, sizeof port);
         if (strcmp(mode, "porterror") == 0) {
             MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-            int rc = MPI_Comm_connect(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter), cls = -1;
+            int rc = MPI_Comm_connect(port, MPI_INFO_NULL, root, MPI_COMM_WORLD, &inter), cls = -1;
             MPI_Error_class(rc, &cls);
             CHECK(cls == MPI_ERR_PORT, "connect to '%s' gave class %d, not MPI_ERR_PORT", port, cls);
             CHECK(inter == MPI_COMM_NULL, "a failed connect returned a communicator");
             return t_finish();
         }
-        MPI_CHK(MPI_Comm_connect(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter));
+        MPI_CHK(MPI_Comm_connect(port, MPI_INFO_NULL, root, MPI_COMM_WORLD, &inter));
     }
     if (strcmp(mode, "abort") == 0 && !server) MPI_Abort(MPI_COMM_WORLD, 3);
     if (strcmp(mode, "hang") == 0 && server) {
