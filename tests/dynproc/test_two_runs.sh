@@ -6,7 +6,8 @@
 # point-to-point both ways, collectives on the intercommunicator and
 # MPI_Intercomm_merge at 1+1, 2+3 and 4+2 ranks (also with simulated
 # nodes, and under FI_PROVIDER=net and 'tcp;ofi_rxm'), finalize without
-# disconnect, MPI_Comm_join, a client that aborts (the server must end,
+# disconnect, two client runs connecting at once, MPI_Comm_join, a client
+# that aborts (the server must end,
 # not hang), a port that is never accepted (DMPI_CONNECT_TIMEOUT), the
 # port of a run that has ended, bad port strings, two runs with different
 # providers; and that nothing is left in /dev/shm or running.
@@ -83,6 +84,25 @@ for prov in net 'tcp;ofi_rxm'; do
     fi
 done
 pair "2+2 ranks, finalize without disconnect" 2 2 nodisc nodisc ok ok
+
+# two client runs connecting at once to one server run, which accepts twice
+rm -f "$T/port"
+timeout 60 "$MPIEXEC" -n 2 "$PROG" server "$T/port" 2 twice >"$T/s.log" 2>&1 &
+spid=$!
+timeout 60 "$MPIEXEC" -n 2 "$PROG" client "$T/port" 2 >"$T/c1.log" 2>&1 &
+c1=$!
+timeout 60 "$MPIEXEC" -n 2 "$PROG" client "$T/port" 2 >"$T/c2.log" 2>&1
+c2rc=$?
+wait "$c1"
+c1rc=$?
+wait "$spid"
+src=$?
+if check_run ok $src "$T/s.log" && check_run ok $c1rc "$T/c1.log" && check_run ok $c2rc "$T/c2.log"; then
+    pass "two client runs at once, one server run accepting twice"
+else
+    fail "two client runs at once (server exit $src, clients $c1rc $c2rc)"
+    cat "$T/s.log" "$T/c1.log" "$T/c2.log" | head -20 | sed 's/^/    /'
+fi
 pair "1+1 MPI_Comm_join" 1 1 join join ok ok
 pair "client aborts: the server ends, not hangs" 2 2 hang abort \
     "fail:ended without disconnecting" "fail:MPI_Abort"

@@ -10,7 +10,8 @@
  * "nodisc" (exercise, finalize without disconnecting), "hang" (server: wait
  * for a message that never comes; the test aborts the client), "abort"
  * (client: MPI_Abort after connecting), "noaccept" (server: never accept),
- * "porterror" (client: the connect must fail with MPI_ERR_PORT), "join"
+ * "porterror" (client: the connect must fail with MPI_ERR_PORT), "twice"
+ * (server: accept two clients one after the other), "join"
  * (1+1: MPI_Comm_join over a TCP socket whose port is in FILE). A window
  * over the merged communicator must fail with MPI_ERR_UNSUPPORTED_OPERATION
  * (not supported across runs). */
@@ -186,6 +187,11 @@ int main(int argc, char **argv)
             sleep(4);
             if (t_rank == root) MPI_CHK(MPI_Close_port(port));
             return t_finish();
+        }
+        if (strcmp(mode, "twice") == 0) { /* a first client (of two connecting at once) */
+            MPI_CHK(MPI_Comm_accept(port, MPI_INFO_NULL, root, MPI_COMM_WORLD, &inter));
+            exercise(inter, rsize);
+            MPI_CHK(MPI_Comm_disconnect(&inter));
         }
         MPI_CHK(MPI_Comm_accept(port, MPI_INFO_NULL, root, MPI_COMM_WORLD, &inter));
         if (t_rank == root) MPI_CHK(MPI_Close_port(port));
