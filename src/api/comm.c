@@ -498,6 +498,9 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
     if (why[0]) return dmpi_error(c, rc, FN, "%s", why);
     if (rc == MPI_ERR_ARG)
         return dmpi_error(c, rc, FN, "the local and remote groups overlap");
+    if (rc == MPI_ERR_UNSUPPORTED_OPERATION)
+        return dmpi_error(c, rc, FN, "the two leaders belong to two mpiexec runs: not supported "
+                          "(docs/dynproc.md)");
     if (rc == MPI_ERR_COMM || rc == MPI_ERR_RANK || rc == MPI_ERR_TAG)
         return dmpi_error(c, rc, FN, "the local leader (rank %d) was given an invalid %s",
                           local_leader, rc == MPI_ERR_COMM   ? "peer_comm"

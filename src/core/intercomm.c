@@ -72,14 +72,27 @@ static int two_contexts(dmpi_comm *l, int leader, dmpi_ctx_xchg_fn xchg, void *a
 /* ---------------------------------------------------------------- create */
 /* At the local leader: swaps the groups (as world ranks) with the other
  * leader; *rworld gets the other group. MPI_ERR_ARG if the groups overlap
- * (both leaders see the same two lists, so both find it). */
+ * (both leaders see the same two lists, so both find it);
+ * MPI_ERR_UNSUPPORTED_OPERATION if the leaders belong to two mpiexec runs
+ * (both find that too). */
 static int leaders_swap_groups(const link_t *link, const dmpi_group *mine, int *rsize,
                                int **rworld)
 {
     dmpi_datatype *i32 = dmpi_dt_builtin(MPI_INT);
-    int n = mine->size;
-    int rc = link_swap(link, &n, 1, rsize, 1, i32);
+    /* our size and our own order key (run, own index): a leader of another
+     * mpiexec run sends universe indices that mean nothing here
+     * (docs/dynproc.md), and one not known by the key it sends is no
+     * better */
+    uint64_t me = dmpi_dyn_order_key(dmpi_rt.uni_rank);
+    const dmpi_group *pg = link->comm->remote_group ? link->comm->remote_group : link->comm->group;
+    uint64_t want = dmpi_dyn_order_key(pg->world[link->peer]);
+    int out[3] = {mine->size, (int)(me >> 32), (int)(uint32_t)me}, in[3] = {0, 0, 0};
+    int rc = link_swap(link, out, 3, in, 3, i32);
     if (rc != MPI_SUCCESS) return rc;
+    *rsize = in[0];
+    uint64_t theirs = (uint64_t)(uint32_t)in[1] << 32 | (uint32_t)in[2];
+    if (theirs >> 32 != me >> 32 || theirs != want) return MPI_ERR_UNSUPPORTED_OPERATION;
+    int n = mine->size;
     if (*rsize <= 0) return MPI_ERR_INTERN;
     if (!(*rworld = malloc((size_t)*rsize * sizeof(int)))) return MPI_ERR_NO_MEM;
     rc = link_swap(link, mine->world, n, *rworld, *rsize, i32);

@@ -13,8 +13,9 @@
  * "porterror" (client: the connect must fail with MPI_ERR_PORT), "twice"
  * (server: accept two clients one after the other), "join"
  * (1+1: MPI_Comm_join over a TCP socket whose port is in FILE). A window
- * over the merged communicator must fail with MPI_ERR_UNSUPPORTED_OPERATION
- * (not supported across runs). */
+ * over the merged communicator, and MPI_Intercomm_create between the two
+ * roots over it, must fail with MPI_ERR_UNSUPPORTED_OPERATION (not
+ * supported across runs). */
 #include "common.h"
 
 #include <arpa/inet.h>
@@ -119,6 +120,17 @@ static void exercise(MPI_Comm inter, int rsize_want)
         int s = -1;
         MPI_CHK(MPI_Allreduce(&mrank, &s, 1, MPI_INT, MPI_SUM, merged));
         CHECK(s == msize * (msize - 1) / 2, "merged allreduce %d", s);
+        if (!same && rank == 0) { /* MPI_Intercomm_create with leaders in two runs: a clear error */
+            int other = -1;
+            for (int i = 0; i < msize; i++)
+                if (all[i] == (server ? 200 : 100)) other = i;
+            MPI_Comm ic = MPI_COMM_NULL;
+            int cls = -1;
+            MPI_CHK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
+            MPI_Error_class(MPI_Intercomm_create(MPI_COMM_SELF, 0, merged, other, 9, &ic), &cls);
+            CHECK(cls == MPI_ERR_UNSUPPORTED_OPERATION && ic == MPI_COMM_NULL,
+                  "MPI_Intercomm_create across runs: class %d", cls);
+        }
         if (!same) { /* windows across two runs: a clear error, at every member */
             MPI_Win win = MPI_WIN_NULL;
             int cls = -1;
