@@ -164,7 +164,7 @@ void dmpi_dyn_watch(void)
         char buf[8];
         ssize_t r = recv(watches[i].fd, buf, sizeof buf, MSG_DONTWAIT);
         if (r < 0 && (errno == EINTR || errno == EAGAIN)) continue;
-        if (r > 0 && strncmp(buf, "bye\n", 4) == 0) { /* disconnected or finalized: fine */
+        if (r > 0) { /* "bye" (nothing else follows the handshake): disconnected or finalized */
             drop(i, false);
             continue;
         }
