@@ -147,8 +147,10 @@ static int name_call(const char *cmd, const char *service, const char *port, cha
     if (rc < 0) return fail(err, MPI_ERR_UNSUPPORTED_OPERATION, "%s", dmpi_pmi_error());
     if (rc > 0) {
         char msg[DMPI_DYN_ERRLEN];
+        const char *nf = "no such name is published in this mpiexec run (names do not cross runs: "
+                         "pass the port name)";
         snprintf(msg, sizeof msg, "service '%.100s': %.200s", service,
-                 strcmp(cmd, "dmpi_lookup") == 0 ? "no such name is published" : dmpi_pmi_error());
+                 strcmp(cmd, "dmpi_lookup") == 0 ? nf : dmpi_pmi_error());
         return fail(err, cls, "%s", msg);
     }
     if (val) snprintf(val, MPI_MAX_PORT_NAME, "%s", dmpi_pmi_msg_str(&m, "port") ? dmpi_pmi_msg_str(&m, "port") : "");
