@@ -26,7 +26,8 @@ from gen_stubs import read_functions, param_name  # noqa: E402
 
 
 # (function name pattern, accounting expression over the header's parameter
-# names); the expression returns the bytes the call moves (prof_acct.c). A
+# names, and f: the function's counters in this thread, prof.h); the
+# expression returns the bytes the call moves (prof_acct.c, prof_rma). A
 # pattern names the blocking form: MPI_Ibcast and MPI_Rput match MPI_Bcast
 # and MPI_Put (accounting()).
 ACCOUNT = [
@@ -49,9 +50,9 @@ ACCOUNT = [
     (r'MPI_Reduce_scatter_block', 'prof_reduce_scatter_block(recvcount, datatype, comm)'),
     (r'MPI_(Scan|Exscan)', 'prof_scan(count, datatype, comm)'),
     (r'MPI_Barrier', 'prof_barrier(comm)'),
-    (r'MPI_(Put|Get|Accumulate)', 'prof_rma(origin_count, origin_datatype, target_rank, win)'),
-    (r'MPI_Get_accumulate', 'prof_rma(origin_count, origin_datatype, target_rank, win)'),
-    (r'MPI_(Fetch_and_op|Compare_and_swap)', 'prof_rma(1, datatype, target_rank, win)'),
+    (r'MPI_(Put|Get|Accumulate)', 'prof_rma(f, origin_count, origin_datatype, target_rank, win)'),
+    (r'MPI_Get_accumulate', 'prof_rma(f, origin_count, origin_datatype, target_rank, win)'),
+    (r'MPI_(Fetch_and_op|Compare_and_swap)', 'prof_rma(f, 1, datatype, target_rank, win)'),
 ]
 
 
@@ -114,18 +115,40 @@ def main(argv):
         named = [param_name(p, i) for i, p in enumerate(params)]
         sig = ', '.join(n[0] for n in named) or 'void'
         args = ', '.join(n[1] for n in named)
-        acct = accounting(name) or '0'
-        # not timed (a sampled function between samples, or paused): count,
-        # then a tail call, so that the wrapper keeps nothing across the call
+        acct = accounting(name)
+        # the wrapper: a call not timed (a sampled function between two
+        # timed calls) is counted, then PMPI_ is tail-called, so that the
+        # wrapper keeps nothing across the call; a one-sided call whose
+        # window or datatype its function has not cached is counted by
+        # prof_counted_NAME; the others (timed, paused, the thread's first
+        # call) go to prof_timed_NAME, which counts nothing while paused
+        uses_f = acct and re.search(r'\bf\b', acct)
+        fn = '    struct prof_fn *f = &prof_self->fn[P_%s];' % name
+        wr += ['static int prof_timed_%s(%s);' % (name, sig)]
+        quick = acct and acct.startswith('prof_rma(')
+        if quick:  # one-sided: a fast path that calls nothing, else prof_rma
+            wr += ['static __attribute__((noinline)) int prof_counted_%s(%s)' % (name, sig), '{',
+                   fn, '    prof_count(f, %s);' % acct,
+                   '    return P%s(%s);' % (name, args), '}']
         wr += ['PROF_EXPORT int %s(%s)' % (name, sig), '{',
-               '    uint64_t t0 = prof_start(P_%s);' % name,
-               '    if (!t0) {',
-               '        prof_add(P_%s, 0, 0, %s);' % (name, acct),
-               '        return P%s(%s);' % (name, args),
-               '    }',
-               '    int rc = P%s(%s);' % (name, args),
-               '    uint64_t t1 = prof_stop(t0);',
-               '    prof_add(P_%s, t0, t1, rc == MPI_SUCCESS ? %s : 0);' % (name, acct)]
+               '    struct prof_thr *t = prof_self;',
+               '    if (!prof_quick(t, P_%s)) return prof_timed_%s(%s);' % (name, name, args)]
+        if quick:
+            wr += ['    if (!%s) return prof_counted_%s(%s);' % (
+                acct.replace('prof_rma(f,', 'prof_rma_quick(&t->fn[P_%s],' % name), name, args)]
+        else:
+            wr += ['    prof_count(&t->fn[P_%s], %s);' % (name, acct or '0')]
+        wr += ['    return P%s(%s);' % (name, args),
+               '}', '',
+               'static __attribute__((noinline, cold)) int prof_timed_%s(%s)' % (name, sig), '{',
+               '    uint64_t t0 = prof_start(P_%s); /* 0 here only while paused */' % name,
+               '    if (!t0) return P%s(%s);' % (name, args)]
+        if uses_f:
+            wr += [fn + ' /* prof_start made prof_self */']
+        wr += ['    int rc = P%s(%s);' % (name, args),
+               '    uint64_t t1 = prof_now();',
+               '    prof_add(P_%s, t0, t1, %s);' % (
+                   name, 'rc == MPI_SUCCESS && !prof_g.paused ? %s : 0' % acct if acct else '0')]
         wr += ['    return rc;', '}', '']
     os.makedirs(outdir, exist_ok=True)
     for fname, lines in (('prof_ids.h', ids), ('prof_wrappers.c', wr)):

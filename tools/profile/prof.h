@@ -18,38 +18,64 @@ enum { PROF_P2P, PROF_COLL, PROF_RMA, PROF_NKIND };
 #define PROF_NBUCKET 10
 
 /* A function's calls are all timed at first; after each PROF_SAMPLE_AFTER
- * timed calls, if those averaged under prof_sample_ticks (1 us) it is timed
+ * timed calls, if those averaged under prof_g.sample_ticks (1 us) it is timed
  * until the next such check one call in PROF_SAMPLE_ONE_IN on average (gaps drawn at random), else
  * every call. Its time is the timed calls' time scaled by calls / timed: reading the clock costs 25-35 ns on
  * some virtual machines, more than some MPI calls. Counts and bytes are
  * always exact. */
 #define PROF_SAMPLE_AFTER 256
 #define PROF_SAMPLE_ONE_IN 64
-extern uint64_t prof_sample_ticks;
-/* ticks two back-to-back clock reads take (the least of some): subtracted
- * from every timed call, so that cheap calls are not charged the clock */
-extern uint64_t prof_clock_ticks;
 
-/* one function's counters, together in one cache line */
+/* the process-wide state that every call reads, in one cache line */
+struct prof_glob {
+    int paused;            /* MPI_Pcontrol(0) paused the profile (per process) */
+    int nranks;            /* MPI_COMM_WORLD size once MPI_Init returned, else 0 */
+    volatile unsigned gen; /* bumped when a cached rank translation is freed */
+    uint64_t sample_ticks; /* 1 us in ticks: the sampling threshold */
+    /* ticks two back-to-back clock reads take (the least of some): subtracted
+     * from every timed call, so that cheap calls are not charged the clock */
+    uint64_t clock_ticks;
+} __attribute__((aligned(64)));
+extern struct prof_glob prof_g;
+
+/* one function's counters that an untimed call touches, in one cache line */
 struct prof_fn {
-    uint64_t calls, ticks, bytes, timed;
+    uint64_t calls, bytes;
+    /* while sampled: calls until the next timed one (> 1: this one is
+     * not); 0 while every call is timed */
+    int32_t skip;
+    /* one-sided functions: the last window named (valid while wgen ==
+     * prof_g.gen), its number of ranks wn, their world ranks wr[], and the
+     * one-sided part of this thread's matrix; the last origin datatype if
+     * predefined (0 before) and its size */
+    int32_t wn;
+    MPI_Win win;
+    const int *wr;
+    uint64_t *rma;
+    MPI_Datatype dt;
+    uint32_t wgen, dtsize;
+} __attribute__((aligned(64)));
+
+/* one function's timing, read and written by timed calls only */
+struct prof_time {
+    uint64_t ticks, timed;
     uint64_t wticks; /* ticks since the last sampling check */
     uint32_t sampled;
-    int32_t skip; /* sampled: calls until the next timed one */
 };
 
+/* one thread's counters, 64-byte aligned (prof_thr_new) */
 struct prof_thr {
     struct prof_fn fn[PROF_NFUNC];
+    struct prof_time tm[PROF_NFUNC];
     uint64_t rng;
     uint64_t hist[2][PROF_NBUCKET];
     uint64_t *mat; /* [kind][world peer][messages, bytes], NULL before MPI_Init */
     struct prof_thr *next;
 };
 
-extern int prof_nranks; /* MPI_COMM_WORLD size once MPI_Init returned, else 0 */
 /* MPI_Pcontrol(0) pauses the profile (nothing counted, the wall clock
  * stopped), MPI_Pcontrol(1) resumes it; per process */
-extern int prof_paused, prof_pcontrol_used;
+extern int prof_pcontrol_used;
 extern uint64_t prof_paused_ticks;
 void prof_pause_end(uint64_t now);
 /* thread-local data in the static TLS block: the library is preloaded at
@@ -74,16 +100,39 @@ static inline struct prof_thr *prof_thr(void)
     return t ? t : prof_thr_new();
 }
 
-/* the tick a call of id starts at, 0 when this call is not timed */
+/* The generated wrappers' fast path: true when this call of id by the
+ * thread whose counters are t (NULL: none yet) is to be counted but not
+ * timed (a sampled function between two timed calls, not paused); the
+ * call is then counted by prof_count (or prof_rma_quick). */
+static inline __attribute__((always_inline)) int prof_quick(struct prof_thr *t, int id)
+{
+    if (__builtin_expect(!t || prof_g.paused, 0)) return 0;
+    return __builtin_expect(t->fn[id].skip > 1, 1);
+}
+
+/* counts a call that prof_quick let through, which moved bytes, in its
+ * function's counters f, one call nearer the next timed one */
+static inline __attribute__((always_inline)) void prof_count(struct prof_fn *f, uint64_t bytes)
+{
+    f->calls++;
+    f->bytes += bytes;
+    f->skip--;
+}
+
+/* the tick a call of id starts at, 0 when this call is not timed (paused,
+ * or a sampled function between two timed calls) */
 static inline __attribute__((always_inline)) uint64_t prof_start(int id)
 {
     struct prof_thr *t = prof_thr();
-    if (prof_paused) return 0;
+    if (prof_g.paused) return 0;
     struct prof_fn *f = &t->fn[id];
-    if (f->sampled) { /* time when the countdown runs out, then draw the next gap */
-        if (--f->skip > 0) return 0;
+    if (f->skip > 1) {
+        f->skip--;
+        return 0;
+    }
+    if (t->tm[id].sampled) { /* timed now: draw the gap to the next timed call */
         t->rng ^= t->rng << 13, t->rng ^= t->rng >> 7, t->rng ^= t->rng << 17; /* xorshift64 */
-        f->skip = 1 + (int64_t)(t->rng % (2 * PROF_SAMPLE_ONE_IN - 1)); /* 1..127, mean 64 */
+        f->skip = 1 + (int32_t)(t->rng % (2 * PROF_SAMPLE_ONE_IN - 1)); /* 1..127, mean 64 */
     }
     return prof_now();
 }
@@ -94,17 +143,20 @@ static inline uint64_t prof_stop(uint64_t t0) { return t0 ? prof_now() : 0; }
 /* counts one call of id, timed from t0 to t1 unless t0 is 0, that moved bytes */
 static inline __attribute__((always_inline)) void prof_add(int id, uint64_t t0, uint64_t t1, uint64_t bytes)
 {
-    if (prof_paused) return;
-    struct prof_fn *f = &prof_self->fn[id]; /* prof_start made prof_self */
+    if (prof_g.paused) return;
+    struct prof_thr *t = prof_self; /* prof_start made it */
+    struct prof_fn *f = &t->fn[id];
     f->calls++;
     f->bytes += bytes;
     if (!t0) return;
-    uint64_t d = t1 - t0 > prof_clock_ticks ? t1 - t0 - prof_clock_ticks : 0;
-    f->ticks += d;
-    f->wticks += d;
-    if (++f->timed % PROF_SAMPLE_AFTER == 0) {
-        f->sampled = f->wticks < PROF_SAMPLE_AFTER * prof_sample_ticks;
-        f->wticks = 0;
+    struct prof_time *tm = &t->tm[id];
+    uint64_t d = t1 - t0 > prof_g.clock_ticks ? t1 - t0 - prof_g.clock_ticks : 0;
+    tm->ticks += d;
+    tm->wticks += d;
+    if (++tm->timed % PROF_SAMPLE_AFTER == 0) {
+        tm->sampled = tm->wticks < PROF_SAMPLE_AFTER * prof_g.sample_ticks;
+        if (!tm->sampled) f->skip = 0; /* every call timed until the next check */
+        tm->wticks = 0;
     }
 }
 
@@ -120,18 +172,18 @@ static inline int prof_bucket(uint64_t n)
 /* one message (p2p) or one collective call of n bytes in the histogram */
 static inline void prof_hist(int kind, uint64_t n)
 {
-    if (!prof_paused) prof_thr()->hist[kind][prof_bucket(n)]++;
+    if (!prof_g.paused) prof_thr()->hist[kind][prof_bucket(n)]++;
 }
 
 /* one message of n bytes from this rank to world rank peer (ignored if < 0) */
 uint64_t *prof_mat_new(struct prof_thr *t);
 static inline __attribute__((always_inline)) void prof_msg(int kind, int peer, uint64_t n)
 {
-    if (peer < 0 || peer >= prof_nranks || prof_paused) return;
+    if (peer < 0 || peer >= prof_g.nranks || prof_g.paused) return;
     struct prof_thr *t = prof_thr();
     uint64_t *mat = t->mat ? t->mat : prof_mat_new(t);
     if (!mat) return;
-    uint64_t *e = mat + ((size_t)kind * (size_t)prof_nranks + (size_t)peer) * 2;
+    uint64_t *e = mat + ((size_t)kind * (size_t)prof_g.nranks + (size_t)peer) * 2;
     e[0]++;
     e[1] += n;
 }
@@ -188,29 +240,56 @@ static inline uint64_t prof_bytes(MPI_Count count, MPI_Datatype dt)
 /* MPI_COMM_WORLD rank of rank in comm (the remote group of an
  * intercommunicator); -1 for MPI_PROC_NULL, wildcards and errors */
 int prof_peer(MPI_Comm comm, int rank);
-/* MPI_COMM_WORLD rank of target rank in win's group; -1 if none. The
- * last window's map is kept per thread, valid while prof_gen is unchanged */
-int prof_win_peer_slow(MPI_Win win, int rank);
-extern volatile unsigned prof_gen;
-extern PROF_TLS MPI_Win prof_last_win;
-extern PROF_TLS const struct prof_map *prof_last_wmap;
-extern PROF_TLS unsigned prof_last_wgen;
-static inline __attribute__((always_inline)) int prof_win_peer(MPI_Win win, int rank)
+/* one one-sided operation of n bytes to target of win in the matrix, by
+ * the function whose counters are f, when win is not the one f has cached
+ * (or its translation was freed): caches win's map in f (prof_core.c) */
+void prof_rma_slow(struct prof_fn *f, MPI_Win win, int target, uint64_t n);
+
+/* whether f's cached window is win, still valid, with a rank target */
+static inline __attribute__((always_inline)) int prof_win_hit(const struct prof_fn *f, MPI_Win win, int target)
 {
-    if (win == prof_last_win && prof_last_wgen == prof_gen && rank >= 0 && rank < prof_last_wmap->n)
-        return prof_last_wmap->r[rank];
-    return prof_win_peer_slow(win, rank);
+    return win == f->win && f->wgen == prof_g.gen && (unsigned)target < (unsigned)f->wn;
 }
 
-/* a one-sided operation of count x dt to target: the matrix; its bytes */
-static inline __attribute__((always_inline)) uint64_t prof_rma(MPI_Count count, MPI_Datatype dt, int target, MPI_Win win)
+/* n bytes to rank target of f's cached window in the matrix */
+static inline __attribute__((always_inline)) void prof_win_msg(const struct prof_fn *f, int target, uint64_t n)
+{
+    int p = f->wr[target];
+    if (p >= 0) {
+        uint64_t *e = f->rma + 2 * (size_t)p;
+        e[0]++;
+        e[1] += n;
+    }
+}
+
+/* a one-sided operation of count x dt to target of win by the function
+ * whose counters are f (in this thread): the matrix; its bytes. Caches dt
+ * in f when predefined */
+static inline __attribute__((always_inline)) uint64_t prof_rma(struct prof_fn *f, MPI_Count count,
+                                                               MPI_Datatype dt, int target, MPI_Win win)
 {
     uint64_t n = prof_bytes(count, dt);
-    prof_msg(PROF_RMA, prof_win_peer(win, target), n);
+    uintptr_t h = (uintptr_t)dt;
+    if (h < PROF_NPREDEF && prof_predef_size[h] > 0) f->dt = dt, f->dtsize = (uint32_t)prof_predef_size[h];
+    if (prof_win_hit(f, win, target)) prof_win_msg(f, target, n);
+    else prof_rma_slow(f, win, target, n);
     return n;
 }
-/* forget cached translations (a communicator or window was freed) */
-void prof_forget(void);
+
+/* The generated one-sided wrappers' fast path, after prof_quick: when dt
+ * and win are the ones f has cached, counts the call as prof_rma and
+ * prof_count would and returns 1; else changes nothing and returns 0. It
+ * reads f's cache line, the window's map and the matrix entry and calls
+ * nothing, so that the wrapper keeps none of its arguments across a call */
+static inline __attribute__((always_inline)) int prof_rma_quick(struct prof_fn *f, MPI_Count count,
+                                                                MPI_Datatype dt, int target, MPI_Win win)
+{
+    if (dt != f->dt || count <= 0 || !prof_win_hit(f, win, target)) return 0;
+    uint64_t n = (uint64_t)count * f->dtsize;
+    prof_win_msg(f, target, n);
+    prof_count(f, n);
+    return 1;
+}
 
 /* the accounting of persistent point-to-point requests (prof_p2p.c) */
 void prof_persist_add(MPI_Request req, int send, int peer, uint64_t n);

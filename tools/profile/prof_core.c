@@ -10,7 +10,7 @@
 #include <string.h>
 #include <time.h>
 
-int prof_nranks;
+struct prof_glob prof_g = {.sample_ticks = 3000}; /* 1 us at 3 GHz until MPI_Init measures */
 PROF_TLS struct prof_thr *prof_self;
 int64_t prof_predef_size[PROF_NPREDEF];
 uint64_t prof_t_init, prof_t_fin;
@@ -20,8 +20,7 @@ static struct prof_thr *threads; /* every thread's counters, kept past thread ex
 static uint64_t cal_tick0, cal_ns0;  /* at load: the tick clock's calibration start */
 static MPI_Group world_group = MPI_GROUP_NULL;
 static int comm_key = MPI_KEYVAL_INVALID, win_key = MPI_KEYVAL_INVALID;
-volatile unsigned prof_gen; /* bumped when a cached translation is freed */
-#define gen prof_gen
+#define gen prof_g.gen
 
 static uint64_t mono_ns(void)
 {
@@ -38,9 +37,6 @@ __attribute__((constructor)) static void prof_load(void)
     cal_ns0 = mono_ns();
 }
 
-uint64_t prof_sample_ticks = 3000; /* 1 us at 3 GHz until MPI_Init measures */
-uint64_t prof_clock_ticks;
-
 double prof_ns_per_tick(void)
 {
     uint64_t t = prof_now(), ns = mono_ns();
@@ -49,8 +45,9 @@ double prof_ns_per_tick(void)
 
 struct prof_thr *prof_thr_new(void)
 {
-    struct prof_thr *t = calloc(1, sizeof *t);
+    struct prof_thr *t = aligned_alloc(64, (sizeof *t + 63) / 64 * 64); /* the counters' cache lines */
     if (!t) abort();
+    memset(t, 0, sizeof *t); /* no window or datatype cached (wn, dtsize 0) */
     pthread_mutex_lock(&lock);
     t->rng = (0x9e3779b97f4a7c15ull ^ (uint64_t)(uintptr_t)t ^ prof_now()) | 1;
     t->next = threads;
@@ -62,12 +59,12 @@ struct prof_thr *prof_thr_new(void)
 
 uint64_t *prof_mat_new(struct prof_thr *t)
 {
-    return t->mat = calloc((size_t)PROF_NKIND * (size_t)prof_nranks * 2, sizeof *t->mat);
+    return t->mat = calloc((size_t)PROF_NKIND * (size_t)prof_g.nranks * 2, sizeof *t->mat);
 }
 
 /* ---- MPI_Pcontrol: 0 pauses, any other level resumes */
 
-int prof_paused, prof_pcontrol_used;
+int prof_pcontrol_used;
 uint64_t prof_paused_ticks;
 static uint64_t pause_tick;
 
@@ -76,12 +73,12 @@ PROF_EXPORT int MPI_Pcontrol(const int level, ...)
     pthread_mutex_lock(&lock);
     uint64_t now = prof_now();
     prof_pcontrol_used = 1;
-    if (level == 0 && !prof_paused) {
+    if (level == 0 && !prof_g.paused) {
         pause_tick = now;
-        prof_paused = 1;
-    } else if (level != 0 && prof_paused) {
+        prof_g.paused = 1;
+    } else if (level != 0 && prof_g.paused) {
         prof_paused_ticks += now - pause_tick;
-        prof_paused = 0;
+        prof_g.paused = 0;
     }
     pthread_mutex_unlock(&lock);
     return PMPI_Pcontrol(level);
@@ -89,23 +86,24 @@ PROF_EXPORT int MPI_Pcontrol(const int level, ...)
 
 void prof_pause_end(uint64_t now) /* at MPI_Finalize: a pause lasts until then */
 {
-    if (prof_paused) prof_paused_ticks += now - pause_tick, prof_paused = 0;
+    if (prof_g.paused) prof_paused_ticks += now - pause_tick, prof_g.paused = 0;
 }
 
 void prof_merge(struct prof_thr *m)
 {
     memset(m, 0, sizeof *m);
-    size_t nm = (size_t)PROF_NKIND * (size_t)prof_nranks * 2;
+    size_t nm = (size_t)PROF_NKIND * (size_t)prof_g.nranks * 2;
     m->mat = calloc(nm ? nm : 1, sizeof *m->mat);
     pthread_mutex_lock(&lock);
     for (struct prof_thr *t = threads; t; t = t->next) {
         for (int i = 0; i < PROF_NFUNC; i++) { /* ticks: the estimate of all calls */
             const struct prof_fn *f = &t->fn[i];
+            const struct prof_time *tm = &t->tm[i];
             m->fn[i].calls += f->calls;
-            m->fn[i].ticks += f->timed ? (uint64_t)((double)f->ticks * (double)f->calls / (double)f->timed) : 0;
+            m->tm[i].ticks += tm->timed ? (uint64_t)((double)tm->ticks * (double)f->calls / (double)tm->timed) : 0;
             m->fn[i].bytes += f->bytes;
-            m->fn[i].timed += f->timed;
-            m->fn[i].sampled |= f->sampled || f->timed < f->calls;
+            m->tm[i].timed += tm->timed;
+            m->tm[i].sampled |= tm->sampled || tm->timed < f->calls;
         }
         for (int k = 0; k < 2; k++)
             for (int b = 0; b < PROF_NBUCKET; b++) m->hist[k][b] += t->hist[k][b];
@@ -202,7 +200,7 @@ static PROF_TLS unsigned last_gen;
 
 const struct map *prof_comm(MPI_Comm comm)
 {
-    if (prof_nranks == 0) return NULL;
+    if (prof_g.nranks == 0) return NULL;
     if (comm == MPI_COMM_WORLD) return world_map;
     if (comm == last_comm && last_gen == gen) return last_map;
     unsigned g = gen;
@@ -249,27 +247,19 @@ static struct map *win_map(MPI_Win win)
     return m;
 }
 
-PROF_TLS MPI_Win prof_last_win = MPI_WIN_NULL;
-PROF_TLS const struct map *prof_last_wmap;
-PROF_TLS unsigned prof_last_wgen;
-#define last_win prof_last_win
-#define last_wmap prof_last_wmap
-#define last_wgen prof_last_wgen
-
-int prof_win_peer_slow(MPI_Win win, int rank)
+void prof_rma_slow(struct prof_fn *f, MPI_Win win, int target, uint64_t n)
 {
-    if (rank < 0 || prof_nranks == 0) return -1;
-    const struct map *m;
-    if (win == last_win && last_wgen == gen) {
-        m = last_wmap;
-    } else {
-        unsigned g = gen;
-        if (!(m = win_map(win))) return -1;
-        last_win = win;
-        last_wmap = m;
-        last_wgen = g;
-    }
-    return rank < m->n ? m->r[rank] : -1;
+    if (target < 0 || prof_g.nranks == 0 || prof_g.paused) return; /* MPI_PROC_NULL: no traffic */
+    struct prof_thr *t = prof_thr();
+    unsigned g = gen;
+    const struct map *m = win_map(win);
+    if (!m || !(t->mat || prof_mat_new(t))) return;
+    f->win = win;
+    f->wr = m->r;
+    f->wn = m->n;
+    f->wgen = g;
+    f->rma = t->mat + (size_t)PROF_RMA * (size_t)prof_g.nranks * 2;
+    prof_msg(PROF_RMA, target >= 0 && target < m->n ? m->r[target] : -1, n);
 }
 
 /* ---- MPI_Init, MPI_Init_thread */
@@ -278,15 +268,15 @@ void prof_after_init(void)
 {
     PMPI_Comm_group(MPI_COMM_WORLD, &world_group);
     world_map = make_map(world_group);
-    if (world_map) PMPI_Comm_size(MPI_COMM_WORLD, &prof_nranks);
+    if (world_map) PMPI_Comm_size(MPI_COMM_WORLD, &prof_g.nranks);
     prof_t_init = prof_now();
-    prof_sample_ticks = (uint64_t)(1000.0 / prof_ns_per_tick()) + 1;
+    prof_g.sample_ticks = (uint64_t)(1000.0 / prof_ns_per_tick()) + 1;
     uint64_t least = UINT64_MAX;
     for (int i = 0; i < 64; i++) {
         uint64_t a = prof_now(), b = prof_now();
         if (b - a < least) least = b - a;
     }
-    prof_clock_ticks = least;
+    prof_g.clock_ticks = least;
 }
 
 PROF_EXPORT int MPI_Init(int *argc, char ***argv)

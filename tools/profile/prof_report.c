@@ -175,7 +175,7 @@ PROF_EXPORT int MPI_Finalize(void)
     prof_t_fin = prof_now();
     prof_pause_end(prof_t_fin);
     const char *on = getenv("DMPI_PROFILE");
-    int P = prof_nranks, me = 0;
+    int P = prof_g.nranks, me = 0;
     if (P == 0 || (on && !strcmp(on, "0"))) return PMPI_Finalize();
     PMPI_Comm_rank(MPI_COMM_WORLD, &me);
     double tick = prof_ns_per_tick();
@@ -188,7 +188,7 @@ PROF_EXPORT int MPI_Finalize(void)
     if (ok) {
         uint64_t *row = mine + nsum;
         for (int i = 0; i < PROF_NFUNC; i++) {
-            uint64_t ns = (uint64_t)((double)m.fn[i].ticks * tick);
+            uint64_t ns = (uint64_t)((double)m.tm[i].ticks * tick);
             mine[i] = m.fn[i].calls;
             mine[PROF_NFUNC + i] = ns;
             mine[2 * PROF_NFUNC + i] = m.fn[i].bytes;
@@ -197,7 +197,7 @@ PROF_EXPORT int MPI_Finalize(void)
             if (ns > row[W_TOPNS]) row[W_TOPNS] = ns, row[W_TOP] = (uint64_t)i;
         }
         memcpy(mine + 3 * PROF_NFUNC, m.hist, sizeof m.hist);
-        for (int i = 0; i < PROF_NFUNC; i++) mine[3 * PROF_NFUNC + 2 * PROF_NBUCKET + i] = m.fn[i].sampled;
+        for (int i = 0; i < PROF_NFUNC; i++) mine[3 * PROF_NFUNC + 2 * PROF_NBUCKET + i] = m.tm[i].sampled;
         row[W_WALL] = (uint64_t)((double)(prof_t_fin - prof_t_init - prof_paused_ticks) * tick);
         memcpy(row + W_HEAD, m.mat, 6 * (size_t)P * sizeof *row);
     }
