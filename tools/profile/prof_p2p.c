@@ -170,9 +170,12 @@ PROF_EXPORT int MPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype
     INIT_BODY(P_MPI_Rsend_init, PMPI_Rsend_init(buf, count, datatype, dest, tag, comm, request))
 }
 
+/* the request a call names (a NULL pointer is the library's error to report) */
+static MPI_Request req_of(const MPI_Request *request) { return request ? *request : MPI_REQUEST_NULL; }
+
 PROF_EXPORT int MPI_Start(MPI_Request *request)
 {
-    MPI_Request r = *request;
+    MPI_Request r = req_of(request);
     uint64_t t0 = prof_start(P_MPI_Start);
     int rc = PMPI_Start(request);
     uint64_t t1 = prof_stop(t0);
@@ -192,7 +195,7 @@ PROF_EXPORT int MPI_Startall(int count, MPI_Request array_of_requests[])
 
 PROF_EXPORT int MPI_Request_free(MPI_Request *request)
 {
-    MPI_Request r = *request;
+    MPI_Request r = req_of(request);
     uint64_t t0 = prof_start(P_MPI_Request_free);
     int rc = PMPI_Request_free(request);
     prof_add(P_MPI_Request_free, t0, prof_stop(t0), 0);
