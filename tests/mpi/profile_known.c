@@ -9,10 +9,11 @@
  *        Barrier; Gather 16 B on a communicator of reversed rank order
  *        whose root 0 is world rank P-1
  *   rma  Put 6 ints (24 B) to right, Get 8 B from left, under fences;
- *        then NACC MPI_Accumulate of one int (4 B) to left under
- *        MPI_Win_lock_all, on a second window over the reversed
- *        communicator (another rank map): enough calls for the profile to
- *        time them one in 64 and count the others on its fast path
+ *        then, under MPI_Win_lock_all, NACC MPI_Accumulate of one int
+ *        (4 B) to right on that window (of MPI_COMM_WORLD) and NACC to left
+ *        on a second window over the reversed communicator (another rank
+ *        map): enough calls for the profile to time them one in 64 and
+ *        count the others on its fast path
  * and between MPI_Pcontrol(0) and MPI_Pcontrol(1), not to be counted, a
  * Sendrecv of 7 B and an Allreduce. */
 #include <mpi.h>
@@ -73,9 +74,12 @@ int main(int argc, char **argv)
     MPI_Win_fence(0, win);
     MPI_Get(got, 8, MPI_BYTE, left, 0, 8, MPI_BYTE, win);
     MPI_Win_fence(0, win);
+    int one = 1, *acc; /* rank k of rev is world rank P-1-k */
+    MPI_Win_lock_all(0, win);
+    for (int i = 0; i < NACC; i++) MPI_Accumulate(&one, 1, MPI_INT, right, 4, 1, MPI_INT, MPI_SUM, win);
+    MPI_Win_unlock_all(win);
     MPI_Win_free(&win);
 
-    int one = 1, *acc; /* rank k of rev is world rank P-1-k */
     MPI_Win_allocate(sizeof(int), sizeof(int), MPI_INFO_NULL, rev, &acc, &win);
     MPI_Win_lock_all(0, win);
     for (int i = 0; i < NACC; i++) MPI_Accumulate(&one, 1, MPI_INT, P - 1 - left, 0, 1, MPI_INT, MPI_SUM, win);

@@ -45,7 +45,8 @@ for r in range(P):
         add('coll', r, P - 1, 16)          # Gather to world rank P-1
     add('rma', r, right, 24)
     add('rma', r, left, 8)
-    add('rma', r, left, 4, 5000)           # NACC Accumulates of 4 B
+    add('rma', r, right, 4, 5000)          # NACC Accumulates of 4 B, world window
+    add('rma', r, left, 4, 5000)           # and on the reversed window
 got = {}
 with open(path, newline='') as f:
     rd = csv.reader(f)
@@ -71,15 +72,15 @@ for np in 1 2 3 4; do
         'message sizes' 'traffic matrix: dmpi-profile'; do
         grep -qF -- "$part" "$out" || fail "np=$np: report lacks '$part'"
     done
-    # the totals line: 6 p2p messages per rank, 2 + 5000 one-sided
-    grep -q "traffic sent, all ranks: p2p $((6 * np)) messages .*; rma $((5002 * np)) messages" "$out" ||
+    # the totals line: 6 p2p messages per rank, 2 + 2 x 5000 one-sided
+    grep -q "traffic sent, all ranks: p2p $((6 * np)) messages .*; rma $((10002 * np)) messages" "$out" ||
         fail "np=$np: totals line: $(grep 'traffic sent' "$out")"
     # a call in the top list has its exact count
     isend=$(awk '$1 == "MPI_Isend" { print $2 }' "$out")
     [ -z "$isend" ] || [ "$isend" = $((3 * np)) ] || fail "np=$np: MPI_Isend calls '$isend', expected $((3 * np))"
-    # the 5000 Accumulates per rank, most counted untimed (the fast path)
+    # the 2 x 5000 Accumulates per rank, most counted untimed (the fast path)
     acc=$(awk '$1 == "MPI_Accumulate" { print $2 }' "$out")
-    [ "$acc" = $((5000 * np)) ] || fail "np=$np: MPI_Accumulate calls '$acc', expected $((5000 * np))"
+    [ "$acc" = $((10000 * np)) ] || fail "np=$np: MPI_Accumulate calls '$acc', expected $((10000 * np))"
     grep -q '^  MPI_Accumulate .*~' "$out" || fail "np=$np: MPI_Accumulate not sampled (~): the fast path untested"
     # p2p messages of 65-512 B: 100 B once and 160 B twice per rank
     h=$(awk '$1 == "65-512" { print $3 }' "$out")

@@ -45,8 +45,9 @@ struct prof_fn {
      * not); 0 while every call is timed */
     int32_t skip;
     /* one-sided functions: the last window named (valid while wgen ==
-     * prof_g.gen), its number of ranks wn, their world ranks wr[], and the
-     * one-sided part of this thread's matrix; the last origin datatype if
+     * prof_g.gen), its number of ranks wn, their world ranks wr[] (NULL
+     * when rank i is world rank i), and the one-sided part of this
+     * thread's matrix; the last origin datatype if
      * predefined (0 before) and its size */
     int32_t wn;
     MPI_Win win;
@@ -254,7 +255,7 @@ static inline __attribute__((always_inline)) int prof_win_hit(const struct prof_
 /* n bytes to rank target of f's cached window in the matrix */
 static inline __attribute__((always_inline)) void prof_win_msg(const struct prof_fn *f, int target, uint64_t n)
 {
-    int p = f->wr[target];
+    int p = f->wr ? f->wr[target] : target;
     if (p >= 0) {
         uint64_t *e = f->rma + 2 * (size_t)p;
         e[0]++;

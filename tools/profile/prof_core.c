@@ -254,8 +254,10 @@ void prof_rma_slow(struct prof_fn *f, MPI_Win win, int target, uint64_t n)
     unsigned g = gen;
     const struct map *m = win_map(win);
     if (!m || !(t->mat || prof_mat_new(t))) return;
+    int ident = 1; /* a window of MPI_COMM_WORLD: no lookup per call */
+    for (int i = 0; i < m->n && ident; i++) ident = m->r[i] == i;
     f->win = win;
-    f->wr = m->r;
+    f->wr = ident ? NULL : m->r;
     f->wn = m->n;
     f->wgen = g;
     f->rma = t->mat + (size_t)PROF_RMA * (size_t)prof_g.nranks * 2;
