@@ -179,27 +179,28 @@ PROF_EXPORT int MPI_Finalize(void)
     if (P == 0 || (on && !strcmp(on, "0"))) return PMPI_Finalize();
     PMPI_Comm_rank(MPI_COMM_WORLD, &me);
     double tick = prof_ns_per_tick();
-    struct prof_thr m;
-    prof_merge(&m);
+    /* the merged counters, 62 kB: on the heap, not on the caller's stack */
+    struct prof_thr *m = aligned_alloc(64, (sizeof *m + 63) / 64 * 64);
+    if (m) prof_merge(m);
     size_t nsum = 4 * PROF_NFUNC + 2 * PROF_NBUCKET, stride = W_HEAD + 6 * (size_t)P;
     uint64_t *mine = calloc(nsum + stride, sizeof *mine);
     uint64_t *sum = calloc(2 * nsum, sizeof *sum), *all = me == 0 ? calloc(stride * (size_t)P, sizeof *all) : NULL;
-    int ok = mine && sum && (me != 0 || all) && m.mat, okall = 0;
+    int ok = m && m->mat && mine && sum && (me != 0 || all), okall = 0;
     if (ok) {
         uint64_t *row = mine + nsum;
         for (int i = 0; i < PROF_NFUNC; i++) {
-            uint64_t ns = (uint64_t)((double)m.tm[i].ticks * tick);
-            mine[i] = m.fn[i].calls;
+            uint64_t ns = (uint64_t)((double)m->tm[i].ticks * tick);
+            mine[i] = m->fn[i].calls;
             mine[PROF_NFUNC + i] = ns;
-            mine[2 * PROF_NFUNC + i] = m.fn[i].bytes;
+            mine[2 * PROF_NFUNC + i] = m->fn[i].bytes;
             if (skipped(i)) continue;
             row[W_MPI] += ns;
             if (ns > row[W_TOPNS]) row[W_TOPNS] = ns, row[W_TOP] = (uint64_t)i;
         }
-        memcpy(mine + 3 * PROF_NFUNC, m.hist, sizeof m.hist);
-        for (int i = 0; i < PROF_NFUNC; i++) mine[3 * PROF_NFUNC + 2 * PROF_NBUCKET + i] = m.tm[i].sampled;
+        memcpy(mine + 3 * PROF_NFUNC, m->hist, sizeof m->hist);
+        for (int i = 0; i < PROF_NFUNC; i++) mine[3 * PROF_NFUNC + 2 * PROF_NBUCKET + i] = m->tm[i].sampled;
         row[W_WALL] = (uint64_t)((double)(prof_t_fin - prof_t_init - prof_paused_ticks) * tick);
-        memcpy(row + W_HEAD, m.mat, 6 * (size_t)P * sizeof *row);
+        memcpy(row + W_HEAD, m->mat, 6 * (size_t)P * sizeof *row);
     }
     int in[2] = {ok, !prof_pcontrol_used}, out[2] = {0, 0}, pcontrol;
     PMPI_Allreduce(in, out, 2, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
@@ -218,6 +219,7 @@ PROF_EXPORT int MPI_Finalize(void)
     free(mine);
     free(sum);
     free(all);
-    free(m.mat);
+    if (m) free(m->mat);
+    free(m);
     return PMPI_Finalize();
 }
