@@ -13,7 +13,10 @@
  *        (4 B) to right on that window (of MPI_COMM_WORLD) and NACC to left
  *        on a second window over the reversed communicator (another rank
  *        map): enough calls for the profile to time them one in 64 and
- *        count the others on its fast path
+ *        count the others on its fast path; and on the first window NDT
+ *        MPI_Put of a derived type of 3 ints (12 B) to right, the type
+ *        freed, then NDT of one of 3 doubles (24 B): the fast path caches
+ *        derived types' sizes too
  * and between MPI_Pcontrol(0) and MPI_Pcontrol(1), not to be counted, a
  * Sendrecv of 7 B and an Allreduce. */
 #include <mpi.h>
@@ -21,6 +24,7 @@
 #include <string.h>
 
 #define NACC 5000 /* tests/profile/test_profile.sh expects this many */
+#define NDT 600
 
 int main(int argc, char **argv)
 {
@@ -77,6 +81,14 @@ int main(int argc, char **argv)
     int one = 1, *acc; /* rank k of rev is world rank P-1-k */
     MPI_Win_lock_all(0, win);
     for (int i = 0; i < NACC; i++) MPI_Accumulate(&one, 1, MPI_INT, right, 4, 1, MPI_INT, MPI_SUM, win);
+    for (int k = 0; k < 2; k++) {
+        MPI_Datatype ct, base = k ? MPI_DOUBLE : MPI_INT;
+        MPI_Type_contiguous(3, base, &ct);
+        MPI_Type_commit(&ct);
+        for (int i = 0; i < NDT; i++) MPI_Put(six, 1, ct, right, 64, 3, base, win);
+        MPI_Win_flush_all(win);
+        MPI_Type_free(&ct);
+    }
     MPI_Win_unlock_all(win);
     MPI_Win_free(&win);
 

@@ -47,6 +47,8 @@ for r in range(P):
     add('rma', r, left, 8)
     add('rma', r, right, 4, 5000)          # NACC Accumulates of 4 B, world window
     add('rma', r, left, 4, 5000)           # and on the reversed window
+    add('rma', r, right, 12, 600)          # NDT Puts of a 3-int type
+    add('rma', r, right, 24, 600)          # and of a 3-double type
 got = {}
 with open(path, newline='') as f:
     rd = csv.reader(f)
@@ -72,8 +74,8 @@ for np in 1 2 3 4; do
         'message sizes' 'traffic matrix: dmpi-profile'; do
         grep -qF -- "$part" "$out" || fail "np=$np: report lacks '$part'"
     done
-    # the totals line: 6 p2p messages per rank, 2 + 2 x 5000 one-sided
-    grep -q "traffic sent, all ranks: p2p $((6 * np)) messages .*; rma $((10002 * np)) messages" "$out" ||
+    # the totals line: 6 p2p messages per rank, 2 + 2 x 5000 + 2 x 600 one-sided
+    grep -q "traffic sent, all ranks: p2p $((6 * np)) messages .*; rma $((11202 * np)) messages" "$out" ||
         fail "np=$np: totals line: $(grep 'traffic sent' "$out")"
     # a call in the top list has its exact count
     isend=$(awk '$1 == "MPI_Isend" { print $2 }' "$out")

@@ -47,8 +47,9 @@ struct prof_fn {
     /* one-sided functions: the last window named (valid while wgen ==
      * prof_g.gen), its number of ranks wn, their world ranks wr[] (NULL
      * when rank i is world rank i), and the one-sided part of this
-     * thread's matrix; the last origin datatype if
-     * predefined (0 before) and its size */
+     * thread's matrix; the last origin datatype (0 before; a derived
+     * one valid while wgen is, MPI_Type_free bumps the generation) and
+     * its size */
     int32_t wn;
     MPI_Win win;
     const int *wr;
@@ -225,18 +226,23 @@ uint64_t prof_alltoallw(const void *sbuf, const void *scounts, const MPI_Datatyp
                         const void *rcounts, int wide, const MPI_Datatype *rtypes, MPI_Comm comm);
 uint64_t prof_reduce_scatter(const void *rcounts, int wide, MPI_Datatype dt, MPI_Comm comm);
 
-/* bytes of count elements of dt (0 for MPI_DATATYPE_NULL or errors); the
- * sizes of predefined types (small handle values in the standard ABI) are
- * kept in a table, derived types asked of the library every time */
+/* the size of dt in bytes, -1 for MPI_DATATYPE_NULL or errors; the sizes
+ * of predefined types (small handle values in the standard ABI) are kept
+ * in a table, derived types asked of the library every time */
 #define PROF_NPREDEF 1024
 extern int64_t prof_predef_size[PROF_NPREDEF]; /* 0: not known yet */
-uint64_t prof_bytes_slow(MPI_Count count, MPI_Datatype dt);
-static inline uint64_t prof_bytes(MPI_Count count, MPI_Datatype dt)
+int64_t prof_type_size_slow(MPI_Datatype dt);
+static inline int64_t prof_type_size(MPI_Datatype dt)
 {
     uintptr_t h = (uintptr_t)dt;
-    if (h < PROF_NPREDEF && prof_predef_size[h] > 0 && count > 0)
-        return (uint64_t)count * (uint64_t)prof_predef_size[h];
-    return prof_bytes_slow(count, dt);
+    return h < PROF_NPREDEF && prof_predef_size[h] > 0 ? prof_predef_size[h] : prof_type_size_slow(dt);
+}
+/* bytes of count elements of dt (0 for MPI_DATATYPE_NULL or errors) */
+static inline uint64_t prof_bytes(MPI_Count count, MPI_Datatype dt)
+{
+    if (count <= 0) return 0;
+    int64_t sz = prof_type_size(dt);
+    return sz > 0 ? (uint64_t)count * (uint64_t)sz : 0;
 }
 /* MPI_COMM_WORLD rank of rank in comm (the remote group of an
  * intercommunicator); -1 for MPI_PROC_NULL, wildcards and errors */
@@ -265,20 +271,21 @@ static inline __attribute__((always_inline)) void prof_win_msg(const struct prof
 
 /* a one-sided operation of count x dt to target of win by the function
  * whose counters are f (in this thread): the matrix; its bytes. Caches dt
- * in f when predefined */
+ * and its size in f, under the generation of f's window */
 static inline __attribute__((always_inline)) uint64_t prof_rma(struct prof_fn *f, MPI_Count count,
                                                                MPI_Datatype dt, int target, MPI_Win win)
 {
-    uint64_t n = prof_bytes(count, dt);
-    uintptr_t h = (uintptr_t)dt;
-    if (h < PROF_NPREDEF && prof_predef_size[h] > 0) f->dt = dt, f->dtsize = (uint32_t)prof_predef_size[h];
+    int64_t sz = prof_type_size(dt);
+    uint64_t n = count > 0 && sz > 0 ? (uint64_t)count * (uint64_t)sz : 0;
     if (prof_win_hit(f, win, target)) prof_win_msg(f, target, n);
     else prof_rma_slow(f, win, target, n);
+    if (sz >= 0 && sz <= (int64_t)UINT32_MAX && f->wgen == prof_g.gen) f->dt = dt, f->dtsize = (uint32_t)sz;
     return n;
 }
 
 /* The generated one-sided wrappers' fast path, after prof_quick: when dt
- * and win are the ones f has cached, counts the call as prof_rma and
+ * and win are the ones f has cached (and no datatype, communicator or
+ * window was freed since), counts the call as prof_rma and
  * prof_count would and returns 1; else changes nothing and returns 0. It
  * reads f's cache line, the window's map and the matrix entry and calls
  * nothing, so that the wrapper keeps none of its arguments across a call */

@@ -113,14 +113,24 @@ void prof_merge(struct prof_thr *m)
     pthread_mutex_unlock(&lock);
 }
 
-uint64_t prof_bytes_slow(MPI_Count count, MPI_Datatype dt)
+int64_t prof_type_size_slow(MPI_Datatype dt)
 {
     MPI_Count sz = 0;
-    if (count <= 0 || dt == MPI_DATATYPE_NULL || PMPI_Type_size_c(dt, &sz) != MPI_SUCCESS || sz < 0)
-        return 0;
+    if (dt == MPI_DATATYPE_NULL || PMPI_Type_size_c(dt, &sz) != MPI_SUCCESS || sz < 0) return -1;
     uintptr_t h = (uintptr_t)dt;
     if (h < PROF_NPREDEF && sz > 0) prof_predef_size[h] = sz; /* predefined: never freed */
-    return (uint64_t)count * (uint64_t)sz;
+    return sz;
+}
+
+/* a freed datatype's handle may come back as another type: the sizes the
+ * one-sided functions cached (struct prof_fn) are valid while prof_g.gen is */
+PROF_EXPORT int MPI_Type_free(MPI_Datatype *datatype)
+{
+    uint64_t t0 = prof_start(P_MPI_Type_free);
+    int rc = PMPI_Type_free(datatype);
+    prof_add(P_MPI_Type_free, t0, prof_stop(t0), 0);
+    if (rc == MPI_SUCCESS) gen++;
+    return rc;
 }
 
 /* ---- rank translation: int map[size] cached as an attribute */
