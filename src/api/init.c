@@ -66,6 +66,7 @@ void dmpi_runtime_release(void)
         dmpi_async_progress_stop(); /* before the big lock: it may hold it */
         dmpi_lock(); /* waiting loops drop it while they yield */
         dmpi_bsend_finalize(); /* the process's buffer */
+        dmpi_attr_free_keyvals();
         dmpi_runtime_finalize();
         dmpi_accel_fini();
         dmpi_unlock();

@@ -352,9 +352,16 @@ int dmpi_attr_finalize(void)
     int rc2 = dmpi_attr_delete_all(&dmpi_comm_world_obj.attrs, (void *)MPI_COMM_WORLD);
     drop_all(&dmpi_comm_self_obj.attrs);
     drop_all(&dmpi_comm_world_obj.attrs);
+    return rc != MPI_SUCCESS ? rc : rc2;
+}
+
+/* The keyvals outlive MPI_Finalize while a session keeps the runtime up:
+ * its communicators' attributes still use them (their delete callbacks
+ * run when those are freed). */
+void dmpi_attr_free_keyvals(void)
+{
     for (int i = 0; i < kv_count; i++) free(kv_table[i].kv);
     free(kv_table);
     kv_table = NULL;
     kv_count = kv_cap = 0;
-    return rc != MPI_SUCCESS ? rc : rc2;
 }

@@ -10,7 +10,8 @@
  * Hooks for the other object owners:
  *   MPI_Comm_dup      api/comm.c calls dmpi_comm_attr_copy (weak);
  *   MPI_Comm_free     api/comm.c calls dmpi_comm_attr_delete_all (weak);
- *   MPI_Finalize      should call dmpi_attr_finalize() first thing;
+ *   MPI_Finalize      should call dmpi_attr_finalize() first thing, and
+ *                     the runtime's end dmpi_attr_free_keyvals();
  *   MPI_Type_dup      should call dmpi_type_attr_copy(old, new);
  *   MPI_Type_free     should call dmpi_type_attr_delete_all(dt) (when the
  *                     user frees the handle: its attributes go then);
@@ -88,5 +89,6 @@ int dmpi_win_error(MPI_Win w, int cls, const char *func, const char *msg);
 /* Deletes the attributes of MPI_COMM_SELF then MPI_COMM_WORLD (as
  * MPI_Finalize must) and releases every keyval. */
 int dmpi_attr_finalize(void);
+void dmpi_attr_free_keyvals(void); /* when the runtime goes down */
 
 #endif

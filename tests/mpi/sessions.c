@@ -4,7 +4,9 @@
  *                     and MPI_Finalized stay false throughout (sec. 11.2.1);
  *   sessions world    MPI_Init after a session is open, both used together,
  *                     MPI_Finalize while the session lives on (its
- *                     communicators keep working), then MPI_Session_finalize.
+ *                     communicators keep working, an attribute set before
+ *                     is deleted at their MPI_Comm_free), then
+ *                     MPI_Session_finalize.
  *
  * Checked either way: the process sets mpi://WORLD and mpi://SELF (their
  * number, names, the length query and truncation of
@@ -82,6 +84,16 @@ static void check_psets(MPI_Session s, int world_size)
 }
 
 /* A communicator over the session's mpi://WORLD (tag distinguishes). */
+static int deletes, late_keyval = MPI_KEYVAL_INVALID;
+
+static int count_delete(MPI_Comm c, int keyval, void *value, void *extra)
+{
+    (void)c;
+    (void)keyval;
+    if (value == extra) ++*(int *)extra;
+    return MPI_SUCCESS;
+}
+
 static MPI_Comm world_of(MPI_Session s, const char *tag)
 {
     MPI_Group g;
@@ -286,6 +298,11 @@ int main(int argc, char **argv)
         CHECK_CLASS(MPI_Session_finalize(&none), MPI_ERR_SESSION);
 
         check_comm(MPI_COMM_WORLD, 50);
+        /* an attribute on a session's communicator outlives MPI_Finalize:
+         * its keyval too, and its delete callback runs at MPI_Comm_free */
+        MPI_CHK(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, count_delete, &late_keyval,
+                                       &deletes));
+        MPI_CHK(MPI_Comm_set_attr(c1dup, late_keyval, &deletes));
         MPI_CHK(MPI_Finalize());
         check_flags(1, 1, "after MPI_Finalize, sessions open");
         check_comm(c1, 60); /* the session's communicators still work */
@@ -295,6 +312,9 @@ int main(int argc, char **argv)
     int errs = t_errs, total = 0;
     MPI_CHK(MPI_Allreduce(&errs, &total, 1, MPI_INT, MPI_SUM, c1));
     MPI_CHK(MPI_Comm_free(&c1dup));
+    if (with_world) /* the keyval is left to the runtime's end */
+        CHECK(deletes == 1, "delete callback of an attribute set before MPI_Finalize ran %d times "
+              "at MPI_Comm_free", deletes);
     MPI_CHK(MPI_Comm_free(&c2));
     MPI_CHK(MPI_Comm_free(&cs));
     MPI_CHK(MPI_Comm_free(&c1));
