@@ -65,7 +65,10 @@ PY
 
 for np in 1 2 3 4; do
     out=$T/out.$np csv=$T/m$np.csv
-    if ! timeout 60 "$MPIEXEC" --profile -n "$np" "$PROG" >"$out" 2>&1 || ! grep -q 'No Errors' "$out"; then
+    # every function listed: on a loaded machine MPI_Accumulate's short calls
+    # may fall out of the top 10 by time
+    if ! DMPI_PROFILE_TOP=0 timeout 60 "$MPIEXEC" --profile -n "$np" "$PROG" >"$out" 2>&1 ||
+        ! grep -q 'No Errors' "$out"; then
         fail "np=$np: the run failed"; sed 's/^/    | /' "$out" | tail -20; continue
     fi
     mv "$T"/dmpi-profile.*.csv "$csv" 2>/dev/null || { fail "np=$np: no dmpi-profile.<job>.csv in the current directory"; continue; }

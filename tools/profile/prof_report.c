@@ -136,7 +136,10 @@ static void report(const uint64_t *sum, const uint64_t *max, const uint64_t *all
     qsort_r(order, (size_t)n, sizeof *order, by_time_desc, (void *)ns);
     fprintf(stderr, "top calls by time, all ranks:\n  %-24s %10s %10s %10s %6s %10s %10s\n", "call", "calls",
             "time s", "max rank s", "MPI %", "bytes", "avg bytes");
-    for (int j = 0; j < n && j < 10; j++) {
+    const char *top_env = getenv("DMPI_PROFILE_TOP");
+    int top = top_env && *top_env ? atoi(top_env) : 10;
+    if (top <= 0) top = n; /* 0: every function called */
+    for (int j = 0; j < n && j < top; j++) {
         int i = order[j];
         char b[32], a[32];
         human(b, sizeof b, (double)bytes[i]);
@@ -146,7 +149,7 @@ static void report(const uint64_t *sum, const uint64_t *max, const uint64_t *all
                 (unsigned long long)calls[i], (double)ns[i] / 1e9, sampled[i] ? '~' : ' ', (double)max[i] / 1e9,
                 mpi > 0 ? 100 * (double)ns[i] / mpi : 0, bytes[i] ? b : "-", bytes[i] ? a : "-");
     }
-    if (n > 10) fprintf(stderr, "  (%d more functions called)\n", n - 10);
+    if (n > top) fprintf(stderr, "  (%d more functions called; DMPI_PROFILE_TOP=0 lists all)\n", n - top);
     if (any_sampled) fprintf(stderr, "  (~: frequent short calls, timed one in %d at random and scaled)\n", PROF_SAMPLE_ONE_IN);
     fprintf(stderr, "message sizes: p2p messages sent, collective calls by the bytes the rank sends:\n"
                     "  %-15s %12s %12s\n", "size", "p2p", "coll");
