@@ -50,10 +50,12 @@ install: build
 # late: verify_asan_link_order=0 lets them.
 # The malloc library (DMPI_SHM_MALLOC) would hide allocations from the
 # sanitizers' own malloc: off under them.
+# Leaks inside libfabric itself are suppressed (tests/lsan.supp).
 SAN_ENV = DMPI_SHM_MALLOC=0 \
 	ASAN_OPTIONS=$${ASAN_OPTIONS:-detect_leaks=1:verify_asan_link_order=0} \
 	UBSAN_OPTIONS=$${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
-	TSAN_OPTIONS=$${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1}
+	TSAN_OPTIONS=$${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1} \
+	LSAN_OPTIONS=$${LSAN_OPTIONS:-suppressions=$(CURDIR)/tests/lsan.supp}
 asan:
 	$(MAKE) BUILD=build-asan CMAKE_FLAGS=-DDMPI_SANITIZE=ON build
 	$(SAN_ENV) tests/run_tests.sh --build build-asan

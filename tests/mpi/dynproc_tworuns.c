@@ -7,7 +7,8 @@
  *   dynproc_tworuns client FILE RSIZE [MODE]   read FILE, connect
  * (the root is the last rank on both sides; only it knows the port)
  * RSIZE: the other run's size. MODE: "" (full exercise, then disconnect),
- * "nodisc" (exercise, finalize without disconnecting), "hang" (server: wait
+ * "nodisc" (exercise, free the intercommunicator and finalize without
+ * disconnecting), "hang" (server: wait
  * for a message that never comes; the test aborts the client), "abort"
  * (client: MPI_Abort after connecting), "noaccept" (server: never accept),
  * "porterror" (client: the connect must fail with MPI_ERR_PORT), "twice"
@@ -227,5 +228,6 @@ int main(int argc, char **argv)
     }
     exercise(inter, rsize);
     if (strcmp(mode, "nodisc") != 0) MPI_CHK(MPI_Comm_disconnect(&inter));
+    else MPI_CHK(MPI_Comm_free(&inter)); /* freed, not disconnected */
     return t_finish();
 }
