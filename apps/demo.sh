@@ -10,15 +10,8 @@ BUILD=${1:-$REPO/build}
 MPIEXEC=$BUILD/bin/mpiexec
 NPS=${DEMO_NPS:-2 4}
 # name|program and arguments (one-rank-checked sizes of a few seconds)
-CONFIGS=(
-  "stencil3d-funneled|stencil -n 96 -i 100"
-  "stencil2d-multiple-pers|stencil -d 2 -n 1024 -i 100 -t multiple -p"
-  "fft2d-alltoall|fft2d -n 1024 -i 5"
-  "fft2d-p2p|fft2d -n 1024 -i 5 -t p2p"
-  "presta_com|presta_com -M 4M -s 10"
-  "lu|lu -n 1024 -b 64"
-  "bfs|bfs -s 16 -r 16"
-)
+. "$REPO/apps/configs.sh"
+CONFIGS=("${APP_CONFIGS_SMALL[@]}")
 [ -x "$MPIEXEC" ] || { echo "demo: no $MPIEXEC (run make first)" >&2; exit 2; }
 rows=() failed=0 t_start=$SECONDS
 for np in $NPS; do

@@ -63,27 +63,19 @@ done
 [[ $NPS =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ ]] || die "--nps wants a list of rank counts, got $NPS"
 
 # configuration name -> program and arguments
-declare -A CMD
+. "$REPO/apps/configs.sh"
 case $SIZE in
-    small)
-        CMD=([stencil3d-funneled]="stencil -n 96 -i 100"
-             [stencil2d-multiple-pers]="stencil -d 2 -n 1024 -i 100 -t multiple -p"
-             [fft2d-alltoall]="fft2d -n 1024 -i 5"
-             [fft2d-p2p]="fft2d -n 1024 -i 5 -t p2p"
-             [presta_com]="presta_com -M 4M -s 10"
-             [lu]="lu -n 1024 -b 64"
-             [bfs]="bfs -s 16 -r 16") ;;
-    tiny)
-        CMD=([stencil3d-funneled]="stencil -n 24 -i 4"
-             [stencil2d-multiple-pers]="stencil -d 2 -n 60 -i 4 -t multiple -p"
-             [fft2d-alltoall]="fft2d -n 60 -i 2"
-             [fft2d-p2p]="fft2d -n 60 -i 2 -t p2p"
-             [presta_com]="presta_com -M 64K -s 3"
-             [lu]="lu -n 120 -b 8"
-             [bfs]="bfs -s 10 -r 4") ;;
+    small) configs=("${APP_CONFIGS_SMALL[@]}") ;;
+    tiny) configs=("${APP_CONFIGS_TINY[@]}") ;;
     *) die "--size wants small or tiny, got $SIZE" ;;
 esac
-ORDER="stencil3d-funneled stencil2d-multiple-pers fft2d-alltoall fft2d-p2p presta_com lu bfs"
+declare -A CMD
+ORDER=
+for c in "${configs[@]}"; do
+    CMD[${c%%|*}]=${c#*|}
+    ORDER="$ORDER ${c%%|*}"
+done
+ORDER=${ORDER# }
 if [ -n "$APPS" ]; then
     for a in ${APPS//,/ }; do [ -n "${CMD[$a]:-}" ] || die "unknown app configuration $a (see --help)"; done
     ORDER=${APPS//,/ }

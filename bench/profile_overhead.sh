@@ -27,15 +27,8 @@ if [ -n "${BASE:-}" ]; then
     { echo "profile_overhead: BASE=$BASE has no libdmpi_profile.so" >&2; exit 2; }
   SETTINGS=(off on base)
 fi
-CONFIGS=(
-  "stencil3d-funneled|stencil -n 96 -i 100"
-  "stencil2d-multiple-pers|stencil -d 2 -n 1024 -i 100 -t multiple -p"
-  "fft2d-alltoall|fft2d -n 1024 -i 5"
-  "fft2d-p2p|fft2d -n 1024 -i 5 -t p2p"
-  "presta_com|presta_com -M 4M -s 10"
-  "lu|lu -n 1024 -b 64"
-  "bfs|bfs -s 16 -r 16"
-)
+. "$REPO/apps/configs.sh"
+CONFIGS=("${APP_CONFIGS_SMALL[@]}")
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 echo "config,ranks,round,profile,time_s" >"$OUT/raw.csv"
