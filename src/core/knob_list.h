@@ -118,6 +118,8 @@
               "rank 0 prints the libfabric provider, interface and eager limit")               \
     DMPI_KNOB(OFI_STATS, "DMPI_OFI_STATS", BOOL, 0, "", NET, USER_DETAIL, LOCAL, INIT,           \
               "each rank prints its registration cache figures at MPI_Finalize")               \
+    DMPI_KNOB(OFI_RETRY_S, "DMPI_OFI_RETRY_S", INT, 2, "", NET, USER_DETAIL, LOCAL, INIT,        \
+              "seconds an operation that failed on a dropped connection is posted again")      \
     DMPI_KNOB(PROCESS_MAPPING, "DMPI_PROCESS_MAPPING", STR, 0, "(the launcher's)", LAUNCH,       \
               MPIDEV_BASIC, ALL_EQ, INIT, "replaces the launcher's PMI_process_mapping")        \
     DMPI_KNOB(LAUNCHER, "DMPI_LAUNCHER", ENUM_LAUNCHER, 0, "(by the allocation)", LAUNCH,        \

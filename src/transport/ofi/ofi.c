@@ -333,8 +333,9 @@ static void ofi_finalize(void)
     if (dmpi_knob(DMPI_KNOB_OFI_STATS))
         fprintf(stderr,
                 "dmpi: rank %d: network: %llu rendezvous reads (sender first), %llu writes "
-                "(receiver first); registration cache: %llu hits, %llu misses, %llu evicted\n",
-                o->me, (unsigned long long)o->reads, (unsigned long long)o->writes,
+                "(receiver first), %ld operations posted again, %ld packets resent unacknowledged; "
+                "registration cache: %llu hits, %llu misses, %llu evicted\n",
+                o->me, (unsigned long long)o->reads, (unsigned long long)o->writes, o->retries, o->resent,
                 (unsigned long long)dmpi_pv_get(DMPI_PV_MR_HITS),
                 (unsigned long long)dmpi_pv_get(DMPI_PV_MR_MISSES),
                 (unsigned long long)dmpi_pv_get(DMPI_PV_MR_EVICTIONS));

@@ -39,6 +39,18 @@ typedef struct ofi_op {
     int kind;
 } ofi_op;
 
+/* A send or a piece of a rendezvous transfer that failed because the
+ * provider dropped the connection it was queued on, to be posted again
+ * (ofi_io.c: simultaneous first contact between two peers). */
+typedef struct ofi_retry {
+    struct ofi_retry *next;  /* the queue of operations waiting to go again */
+    void *op;                /* the ofi_buf (OFI_OP_SEND) or ofi_read_op (OFI_OP_RMA) */
+    int kind;
+    double first_failure;    /* 0 while it has not failed */
+    double next_try;
+    double backoff;
+} ofi_retry;
+
 /* A packet buffer (receive or send). */
 typedef struct ofi_buf {
     ofi_op op;
@@ -48,7 +60,18 @@ typedef struct ofi_buf {
     struct fid_mr *mr;       /* its registration (FI_MR_LOCAL) */
     void *desc;
     unsigned char *mem;
+    /* a send: where to and with which tag (to post it again) */
+    int peer;
+    uint64_t tag;
+    bool retain;             /* kept after completion until the peer has it (ofi_contact.c) */
+    bool control;            /* an ACK (ofi_contact.c) */
+    ofi_retry retry;
 } ofi_buf;
+
+/* Tag bits (low word, above the sender's index): a control packet (no
+ * sequence number of its own), a packet the sender wants acknowledged. */
+#define OFI_CTRL 0x80000000u
+#define OFI_WANT_ACK 0x40000000u
 
 /* One registered region of the cache (ofi_mr.c). */
 typedef struct ofi_mr {
@@ -76,6 +99,17 @@ typedef struct ofi_state {
     uint32_t *tx_seq;        /* tx_seq[peer]: sequence of the next packet to it */
     uint32_t *src_id;        /* src_id[peer]: the index peer knows us by (tags) */
     uint32_t *rx_seq;        /* rx_seq[peer]: sequence of the next packet to deliver */
+    /* first contact (ofi_contact.c) */
+    bool *confirmed;         /* confirmed[peer]: it acknowledged every packet sent before */
+    uint32_t *acked_upto;    /* packets to peer it has acknowledged */
+    ofi_buf **retained;      /* retained[peer]: sent, completed, not acknowledged */
+    double *resend_at, *rto; /* when they go again; the pause */
+    bool *ack_due;           /* ack_due[peer]: an ACK to send it (listed in due) */
+    int *due, ndue;
+    int *waiting, nwaiting;  /* peers with retained packets */
+    long nretained, resent;
+    ofi_retry *retry_head, **retry_tail; /* operations to post again */
+    long retries;            /* operations posted again, for DMPI_OFI_STATS */
     ofi_buf **early;         /* early[peer]: packets that came before their turn */
     int nrecv;               /* receive buffers kept posted */
     int nrecv_made, recv_cap; /* all receive buffers (posted, early or spare) */
@@ -97,7 +131,22 @@ typedef struct ofi_state {
 
 extern ofi_state dmpi_ofi;
 
+/* ofi_contact.c */
+int dmpi_ofi_contact_init(void);
+void dmpi_ofi_contact_finalize(void);
+/* At a send's completion: true if b is kept for the peer's ACK. */
+bool dmpi_ofi_contact_keep(ofi_buf *b);
+void dmpi_ofi_contact_ack(int peer, uint32_t upto);
+/* A packet of peer that wants an acknowledgement arrived. */
+void dmpi_ofi_contact_received(int peer);
+/* ACKs due and resends whose time has come (never while nested). */
+void dmpi_ofi_contact_tick(void);
+
 /* ofi_io.c */
+ofi_buf *dmpi_ofi_get_send_buf(void);
+void dmpi_ofi_put_send_buf(ofi_buf *b);
+ssize_t dmpi_ofi_post_send(ofi_buf *b);
+bool dmpi_ofi_again(ssize_t rc, const char *what);
 int dmpi_ofi_io_init(void);
 void dmpi_ofi_io_finalize(void);
 dmpi_pkt *dmpi_ofi_reserve(int peer, uint32_t cells);

@@ -10,7 +10,15 @@
  * sender's registered buffer with fi_read, in pieces of at most the
  * provider's message size. Finalize: every rank sends FIN to every peer
  * after its last packet and waits for every peer's FIN (packets between
- * two ranks arrive in order, so nothing of a peer's is still coming). */
+ * two ranks arrive in order, so nothing of a peer's is still coming).
+ *
+ * First contact (ofi_contact.c): until a peer has acknowledged our
+ * packets, none is injected and each is kept to go again. An operation
+ * the provider fails because it dropped the connection it was queued on
+ * (two peers connecting at once) is posted again, with a growing pause,
+ * for up to DMPI_OFI_RETRY_S seconds; past that the peer is taken for
+ * dead. Sequence numbers put a packet that went again in its place at the
+ * receiver, and drop a copy it had already. */
 #include "transport/ofi/ofi.h"
 
 #include "core/dmpi.h"
@@ -27,6 +35,10 @@
 typedef struct ofi_read_op {
     ofi_op op;
     struct ofi_read_job *job;
+    bool write;
+    void *at, *desc;         /* the local piece and its registration */
+    uint64_t len, raddr, key;
+    ofi_retry retry;
 } ofi_read_op;
 
 /* A whole rendezvous read (or write): its pieces and what to call when
@@ -65,7 +77,7 @@ static void free_buf(ofi_buf *b)
 /* Waits for room in the provider's queues: progress, then try again.
  * Packets that arrive meanwhile are held back (nested), so that the
  * protocol layer is never entered from inside one of its own sends. */
-static bool again(ssize_t rc, const char *what)
+bool dmpi_ofi_again(ssize_t rc, const char *what)
 {
     if (rc == 0) return false;
     if (rc != -FI_EAGAIN) dmpi_ofi_fail(what, (int)rc);
@@ -83,7 +95,7 @@ static bool again(ssize_t rc, const char *what)
 static void post_recv(ofi_buf *b)
 {
     dmpi_ofi.posted++;
-    while (again(fi_trecv(dmpi_ofi.ep, b->mem, dmpi_ofi.buf_bytes, b->desc, FI_ADDR_UNSPEC, 0,
+    while (dmpi_ofi_again(fi_trecv(dmpi_ofi.ep, b->mem, dmpi_ofi.buf_bytes, b->desc, FI_ADDR_UNSPEC, 0,
                           ~(uint64_t)0, &b->op.ctx),
                  "posting a receive"))
         ;
@@ -95,7 +107,7 @@ static int nsend, capsend;
 static ofi_buf **idle_send;
 static int nidle;
 
-static ofi_buf *get_send_buf(void)
+ofi_buf *dmpi_ofi_get_send_buf(void)
 {
     if (nidle) return idle_send[--nidle];
     if (nsend == capsend) {
@@ -110,7 +122,7 @@ static ofi_buf *get_send_buf(void)
     return b;
 }
 
-static void put_send_buf(ofi_buf *b) { idle_send[nidle++] = b; }
+void dmpi_ofi_put_send_buf(ofi_buf *b) { idle_send[nidle++] = b; }
 
 /* Receive buffers: every one made is in dmpi_ofi.recv (freed at the end);
  * nrecv of them stay posted. One that held an early packet is replaced at
@@ -155,7 +167,9 @@ int dmpi_ofi_io_init(void)
     for (int w = 0; w < o->nprocs; w++) o->src_id[w] = (uint32_t)o->me;
     o->rx_seq = calloc((size_t)o->nprocs, sizeof *o->rx_seq);
     o->early = calloc((size_t)o->nprocs, sizeof *o->early);
-    if (!o->tx_seq || !o->rx_seq || !o->early) return -FI_ENOMEM;
+    if (!o->tx_seq || !o->rx_seq || !o->early || dmpi_ofi_contact_init() != 0) return -FI_ENOMEM;
+    o->retry_head = NULL;
+    o->retry_tail = &o->retry_head;
     o->nrecv = (int)dmpi_knob(DMPI_KNOB_OFI_RECV_BUFS);
     if (o->nrecv < 4) o->nrecv = 4;
     size_t rx_max = o->info->rx_attr ? o->info->rx_attr->size : 0; /* the provider's queue */
@@ -180,6 +194,7 @@ void dmpi_ofi_io_finalize(void)
     free(o->tx_seq);
     free(o->src_id);
     free(o->rx_seq);
+    dmpi_ofi_contact_finalize();
     free(o->cur);
 }
 
@@ -198,7 +213,7 @@ dmpi_pkt *dmpi_ofi_reserve(int peer, uint32_t cells)
     if ((uint64_t)cells * DMPI_CELL > dmpi_ofi.buf_bytes + DMPI_CELL)
         dmpi_abort_job(1, "dmpi: rank %d: a packet of %u cells exceeds the network packet size",
                        dmpi_ofi.me, cells);
-    ofi_buf *b = get_send_buf();
+    ofi_buf *b = dmpi_ofi_get_send_buf();
     dmpi_ofi.cur[peer] = b;
     dmpi_ring *view = &dmpi_tp.out[peer];
     view->cells = b->mem;
@@ -207,18 +222,31 @@ dmpi_pkt *dmpi_ofi_reserve(int peer, uint32_t cells)
     return (dmpi_pkt *)(void *)b->mem;
 }
 
-/* inject: allowed to return before the packet left (no completion). */
+ssize_t dmpi_ofi_post_send(ofi_buf *b)
+{
+    return fi_tsend(dmpi_ofi.ep, b->mem, b->len, b->desc, dmpi_ofi.addr[b->peer], b->tag, &b->op.ctx);
+}
+
+/* inject: allowed to return before the packet left (no completion), once
+ * the peer is confirmed. */
 static void send_buf(int peer, ofi_buf *b, size_t len, bool inject)
 {
     ofi_state *o = &dmpi_ofi;
     uint64_t tag = (uint64_t)o->tx_seq[peer]++ << 32 | o->src_id[peer];
-    if (inject && len <= o->inject_max) {
-        while (again(fi_tinject(o->ep, b->mem, len, o->addr[peer], tag), "inject"))
+    if (inject && len <= o->inject_max && o->confirmed[peer]) {
+        while (dmpi_ofi_again(fi_tinject(o->ep, b->mem, len, o->addr[peer], tag), "inject"))
             ;
-        put_send_buf(b);
+        dmpi_ofi_put_send_buf(b);
         return;
     }
-    while (again(fi_tsend(o->ep, b->mem, len, b->desc, o->addr[peer], tag, &b->op.ctx), "send"))
+    b->peer = peer;
+    b->tag = tag;
+    b->len = len;
+    b->retain = !o->confirmed[peer];
+    b->control = false;
+    if (b->retain) b->tag |= OFI_WANT_ACK;
+    b->retry.first_failure = 0;
+    while (dmpi_ofi_again(dmpi_ofi_post_send(b), "send"))
         ;
     o->in_flight++;
 }
@@ -230,6 +258,16 @@ void dmpi_ofi_publish(int peer, dmpi_pkt *p, uint32_t cells)
     p->ncells = (uint16_t)cells;
     uint64_t len = DMPI_CELL + (p->plen > DMPI_INLINE_BYTES ? p->plen - DMPI_INLINE_BYTES : 0);
     send_buf(peer, b, (size_t)len, true);
+}
+
+static ssize_t post_rma(ofi_read_op *op)
+{
+    ofi_state *o = &dmpi_ofi;
+    int peer = op->job->peer;
+    return op->write ? fi_write(o->ep, op->at, (size_t)op->len, op->desc, o->addr[peer], op->raddr, op->key,
+                                &op->op.ctx)
+                     : fi_read(o->ep, op->at, (size_t)op->len, op->desc, o->addr[peer], op->raddr, op->key,
+                               &op->op.ctx);
 }
 
 /* Starts a rendezvous read (or write) of n bytes in pieces of at most the
@@ -258,12 +296,13 @@ static void rma(bool write, int peer, void *ctx, void *local, uint64_t n,
         if (!op) dmpi_abort_job(1, "dmpi: rank %d: out of memory for a network transfer", o->me);
         op->op.kind = OFI_OP_RMA;
         op->job = job;
-        char *at = (char *)local + off;
-        while (again(write ? fi_write(o->ep, at, (size_t)len, desc, o->addr[peer],
-                                      info->addr + off, info->key, &op->op.ctx)
-                           : fi_read(o->ep, at, (size_t)len, desc, o->addr[peer],
-                                     info->addr + off, info->key, &op->op.ctx),
-                     write ? "write" : "read"))
+        op->write = write;
+        op->at = (char *)local + off;
+        op->desc = desc;
+        op->len = len;
+        op->raddr = info->addr + off;
+        op->key = info->key;
+        while (dmpi_ofi_again(post_rma(op), write ? "write" : "read"))
             ;
         o->in_flight++;
     }
@@ -327,7 +366,8 @@ static void deliver_waiting(int peer)
 static void on_recv(ofi_buf *b, const struct fi_cq_tagged_entry *e)
 {
     ofi_state *o = &dmpi_ofi;
-    int peer = (int)(uint32_t)e->tag;
+    uint32_t low = (uint32_t)e->tag;
+    int peer = (int)(low & ~(OFI_CTRL | OFI_WANT_ACK));
     if (peer < 0 || peer >= o->nprocs || peer == o->me)
         dmpi_abort_job(1, "dmpi: rank %d: network packet from no rank of the job", o->me);
     if (o->addr[peer] == FI_ADDR_NOTAVAIL) { /* a process of another job that connects */
@@ -338,10 +378,21 @@ static void on_recv(ofi_buf *b, const struct fi_cq_tagged_entry *e)
     o->posted--;
     b->seq = (uint32_t)(e->tag >> 32);
     b->len = e->len;
+    if (low & OFI_CTRL) { /* an ACK: the peer has our packets below seq */
+        dmpi_ofi_contact_ack(peer, b->seq);
+        recycle_recv_buf(b);
+        return;
+    }
+    ofi_buf **pp = &o->early[peer];
+    while (*pp && (int32_t)((*pp)->seq - b->seq) < 0) pp = &(*pp)->next;
+    bool dup = (int32_t)(b->seq - o->rx_seq[peer]) < 0 || (*pp && (*pp)->seq == b->seq);
+    if (low & OFI_WANT_ACK) dmpi_ofi_contact_received(peer);
+    if (dup) { /* a packet that went again and had arrived */
+        recycle_recv_buf(b);
+        return;
+    }
     if (b->seq != o->rx_seq[peer] || o->nested) {
         if (o->nested) o->held++;
-        ofi_buf **pp = &o->early[peer];
-        while (*pp && (int32_t)((*pp)->seq - b->seq) < 0) pp = &(*pp)->next;
         b->next = *pp;
         *pp = b;
         post_recv(new_recv_buf());
@@ -379,6 +430,60 @@ static void let_launcher_report(void)
     }
 }
 
+static ofi_retry *retry_of(void *op, int kind)
+{
+    return kind == OFI_OP_SEND ? &((ofi_buf *)op)->retry : &((ofi_read_op *)op)->retry;
+}
+
+/* An operation the provider failed for a dropped connection: queued to go
+ * again, unless it has failed for DMPI_OFI_RETRY_S already (false). */
+static bool queue_retry(void *op, int kind)
+{
+    ofi_retry *r = retry_of(op, kind);
+    double now = dmpi_now();
+    if (r->first_failure == 0) {
+        r->first_failure = now;
+        r->backoff = 50e-6;
+    } else if (now - r->first_failure > (double)dmpi_knob(DMPI_KNOB_OFI_RETRY_S)) {
+        return false;
+    } else if (r->backoff < 0.01) {
+        r->backoff *= 2;
+    }
+    r->next_try = now + r->backoff;
+    r->op = op;
+    r->kind = kind;
+    r->next = NULL;
+    *dmpi_ofi.retry_tail = r;
+    dmpi_ofi.retry_tail = &r->next;
+    return true;
+}
+
+/* Posts the queued operations whose pause is over (not from inside a
+ * libfabric call that waits for room: they go at the next pass). */
+static void post_retries(void)
+{
+    ofi_state *o = &dmpi_ofi;
+    static bool busy;
+    if (busy || !o->retry_head) return;
+    busy = true;
+    double now = dmpi_now();
+    ofi_retry **pp = &o->retry_head;
+    while (*pp) {
+        ofi_retry *r = *pp;
+        bool is_send = r->kind == OFI_OP_SEND;
+        ssize_t rc = now < r->next_try ? -FI_EAGAIN : is_send ? dmpi_ofi_post_send(r->op) : post_rma(r->op);
+        if (rc == -FI_EAGAIN) {
+            pp = &r->next;
+            continue;
+        }
+        if (rc != 0) dmpi_ofi_fail(is_send ? "sending again" : "reading or writing again", (int)rc);
+        o->retries++;
+        *pp = r->next;
+    }
+    o->retry_tail = pp;
+    busy = false;
+}
+
 static void on_error(void)
 {
     struct fi_cq_err_entry err = {0};
@@ -386,6 +491,17 @@ static void on_error(void)
     const char *why = fi_cq_strerror(dmpi_ofi.cq, err.prov_errno, err.err_data, NULL, 0);
     int kind = err.op_context ? ((ofi_op *)err.op_context)->kind : 0;
     if (kind == OFI_OP_RECV && err.err == FI_ECANCELED) return;
+    if (kind == OFI_OP_SEND && ((ofi_buf *)err.op_context)->control) { /* an ACK: the next resend asks again */
+        dmpi_ofi.in_flight--;
+        dmpi_ofi_put_send_buf(err.op_context);
+        return;
+    }
+    if (kind == OFI_OP_SEND && ((ofi_buf *)err.op_context)->retain && connection_gone(err.err) &&
+        queue_retry(err.op_context, kind))
+        return; /* a packet to a peer not confirmed yet: not known to have arrived, even while finalizing */
+    if (!dmpi_ofi.finalizing && (connection_gone(err.err) || err.err == FI_ECONNREFUSED) &&
+        (kind == OFI_OP_SEND || kind == OFI_OP_RMA) && queue_retry(err.op_context, kind))
+        return;
     if (!dmpi_ofi.finalizing && connection_gone(err.err)) let_launcher_report();
     if (kind == OFI_OP_RMA) {
         read_piece_done(err.op_context, why ? why : fi_strerror(err.err));
@@ -399,7 +515,7 @@ static void on_error(void)
         ofi_buf *b = err.op_context;
         if (kind == OFI_OP_SEND) {
             dmpi_ofi.in_flight--;
-            put_send_buf(b);
+            dmpi_ofi_put_send_buf(b);
             return;
         }
         if (kind == OFI_OP_RECV) {
@@ -421,8 +537,9 @@ static void handle(const struct fi_cq_tagged_entry *ev, ssize_t n)
         if (kind == OFI_OP_RECV) {
             on_recv(ev[i].op_context, &ev[i]);
         } else if (kind == OFI_OP_SEND) {
+            ofi_buf *b = ev[i].op_context;
             dmpi_ofi.in_flight--;
-            put_send_buf(ev[i].op_context);
+            if (!dmpi_ofi_contact_keep(b)) dmpi_ofi_put_send_buf(b);
         } else if (kind == OFI_OP_RMA) {
             read_piece_done(ev[i].op_context, NULL);
         }
@@ -439,6 +556,8 @@ int dmpi_ofi_progress(void)
         ssize_t n = fi_cq_read(dmpi_ofi.cq, ev, 16);
         if (n == -FI_EAGAIN) {
             if (o_held_ready()) release_held();
+            post_retries();
+            dmpi_ofi_contact_tick();
             return handled;
         }
         if (n == -FI_EAVAIL) {
@@ -480,7 +599,7 @@ void dmpi_ofi_arrive_finalize(void)
          * only once every FIN has really left (a packet still queued in
          * the provider, e.g. on a connection being set up, would be lost
          * and the peer would wait for it for ever). */
-        ofi_buf *b = get_send_buf();
+        ofi_buf *b = dmpi_ofi_get_send_buf();
         dmpi_pkt *p = (dmpi_pkt *)(void *)b->mem;
         memset(p, 0, sizeof *p);
         p->type = OFI_PKT_FIN;
@@ -491,5 +610,6 @@ void dmpi_ofi_arrive_finalize(void)
 
 bool dmpi_ofi_all_finalized(void)
 {
-    return dmpi_ofi.fins >= dmpi_ofi.nremote && dmpi_ofi.in_flight == 0;
+    return dmpi_ofi.fins >= dmpi_ofi.nremote && dmpi_ofi.in_flight == 0 && dmpi_ofi.nretained == 0 &&
+           dmpi_ofi.ndue == 0;
 }

@@ -1,0 +1,177 @@
+/* First contact between two peers over libfabric: packets are kept until
+ * the peer says it has them.
+ *
+ * Connection-based providers connect on the first operation to a peer.
+ * When two peers start at once, libfabric 1.17's TCP provider (net)
+ * resolves the collision by closing connections, and a packet queued on
+ * one may be lost: an injected one silently, a send with a "not connected"
+ * error (ofi_io.c posts those again), and, seen with spawned jobs, a send
+ * whose completion said it had left (libfabric issue 9052 describes the
+ * race). So, until a peer is confirmed:
+ *  - no packet to it is injected; each one asks for an acknowledgement
+ *    (tag bit OFI_WANT_ACK) and is kept after its completion (retained)
+ *    instead of going back to the pool;
+ *  - the peer answers such a packet, new or a copy it had already, with
+ *    an ACK: a control packet (tag bit OFI_CTRL, no sequence number of its
+ *    own) carrying the number of packets it has delivered;
+ *  - an ACK frees the retained packets it covers; one covering every
+ *    packet sent confirms the peer;
+ *  - retained packets go again after a pause (OFI_RTO_FIRST, doubling up
+ *    to OFI_RTO_MAX) without an ACK; the receiver drops the copies it has
+ *    by sequence number and answers them with an ACK.
+ * A confirmed peer costs nothing more. An ACK lost is made good by the
+ * next resend. MPI_Finalize waits until nothing is retained. */
+#include "transport/ofi/ofi.h"
+
+#include "core/dmpi.h"
+
+#include <stdlib.h>
+
+#define OFI_RTO_FIRST 0.02
+#define OFI_RTO_MAX 1.0
+
+int dmpi_ofi_contact_init(void)
+{
+    ofi_state *o = &dmpi_ofi;
+    size_t n = (size_t)o->nprocs;
+    o->confirmed = calloc(n, sizeof *o->confirmed);
+    o->acked_upto = calloc(n, sizeof *o->acked_upto);
+    o->retained = calloc(n, sizeof *o->retained);
+    o->resend_at = calloc(n, sizeof *o->resend_at);
+    o->rto = calloc(n, sizeof *o->rto);
+    o->ack_due = calloc(n, sizeof *o->ack_due);
+    o->due = malloc(n * sizeof *o->due);
+    o->waiting = malloc(n * sizeof *o->waiting);
+    if (!o->confirmed || !o->acked_upto || !o->retained || !o->resend_at || !o->rto || !o->ack_due || !o->due ||
+        !o->waiting)
+        return -FI_ENOMEM;
+    o->ndue = o->nwaiting = 0;
+    o->nretained = 0;
+    return 0;
+}
+
+void dmpi_ofi_contact_finalize(void)
+{
+    ofi_state *o = &dmpi_ofi;
+    /* (retained buffers are among all the send buffers, freed by ofi_io.c) */
+    free(o->confirmed);
+    free(o->acked_upto);
+    free(o->retained);
+    free(o->resend_at);
+    free(o->rto);
+    free(o->ack_due);
+    free(o->due);
+    free(o->waiting);
+}
+
+static uint32_t seq_of(const ofi_buf *b) { return (uint32_t)(b->tag >> 32); }
+
+/* b's sequence number is below upto (modulo 2^32). */
+static bool covered(const ofi_buf *b, uint32_t upto) { return (int32_t)(seq_of(b) - upto) < 0; }
+
+bool dmpi_ofi_contact_keep(ofi_buf *b)
+{
+    ofi_state *o = &dmpi_ofi;
+    int peer = b->peer;
+    if (!b->retain || o->confirmed[peer] || covered(b, o->acked_upto[peer])) return false;
+    b->next = o->retained[peer];
+    o->retained[peer] = b;
+    o->nretained++;
+    if (o->rto[peer] == 0) o->rto[peer] = OFI_RTO_FIRST;
+    if (o->resend_at[peer] == 0) {
+        o->resend_at[peer] = dmpi_now() + o->rto[peer];
+        o->waiting[o->nwaiting++] = peer;
+    }
+    return true;
+}
+
+void dmpi_ofi_contact_ack(int peer, uint32_t upto)
+{
+    ofi_state *o = &dmpi_ofi;
+    if ((int32_t)(upto - o->acked_upto[peer]) > 0) o->acked_upto[peer] = upto;
+    upto = o->acked_upto[peer];
+    for (ofi_buf **pp = &o->retained[peer]; *pp;) {
+        ofi_buf *b = *pp;
+        if (!covered(b, upto)) {
+            pp = &b->next;
+            continue;
+        }
+        *pp = b->next;
+        o->nretained--;
+        dmpi_ofi_put_send_buf(b);
+    }
+    if (upto == o->tx_seq[peer]) o->confirmed[peer] = true;
+}
+
+void dmpi_ofi_contact_received(int peer)
+{
+    ofi_state *o = &dmpi_ofi;
+    if (!o->ack_due[peer]) {
+        o->ack_due[peer] = true;
+        o->due[o->ndue++] = peer;
+    }
+}
+
+/* The ACK: sent with a completion (ofi_io.c counts it in flight), so that
+ * a peer finalizing closes its endpoint only once its ACKs have left. */
+static void send_ack(int peer)
+{
+    ofi_state *o = &dmpi_ofi;
+    ofi_buf *b = dmpi_ofi_get_send_buf();
+    b->peer = peer;
+    b->tag = (uint64_t)o->rx_seq[peer] << 32 | o->src_id[peer] | OFI_CTRL;
+    b->len = 8;
+    b->retain = false;
+    b->control = true;
+    b->retry.first_failure = 0;
+    while (dmpi_ofi_again(dmpi_ofi_post_send(b), "sending an acknowledgement"))
+        ;
+    o->in_flight++;
+}
+
+/* The retained packets of peer go again. */
+static void resend(int peer)
+{
+    ofi_state *o = &dmpi_ofi;
+    ofi_buf *b = o->retained[peer];
+    o->retained[peer] = NULL;
+    o->resend_at[peer] = 0;
+    if (o->rto[peer] < OFI_RTO_MAX) o->rto[peer] *= 2;
+    while (b) {
+        ofi_buf *next = b->next;
+        o->nretained--;
+        b->retry.first_failure = 0;
+        while (dmpi_ofi_again(dmpi_ofi_post_send(b), "sending again"))
+            ;
+        o->in_flight++;
+        o->resent++;
+        b = next;
+    }
+}
+
+void dmpi_ofi_contact_tick(void)
+{
+    ofi_state *o = &dmpi_ofi;
+    static bool busy;
+    if (busy || o->nested || (!o->ndue && !o->nwaiting)) return;
+    busy = true;
+    while (o->ndue) {
+        int peer = o->due[--o->ndue];
+        o->ack_due[peer] = false;
+        send_ack(peer);
+    }
+    if (o->nwaiting) {
+        double now = dmpi_now();
+        for (int i = 0; i < o->nwaiting;) {
+            int peer = o->waiting[i];
+            if (o->retained[peer] && now < o->resend_at[peer]) {
+                i++;
+                continue;
+            }
+            o->waiting[i] = o->waiting[--o->nwaiting];
+            if (o->retained[peer]) resend(peer);
+            else o->resend_at[peer] = 0;
+        }
+    }
+    busy = false;
+}
