@@ -26,6 +26,7 @@
 #include "core/dmpi.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #define OFI_RTO_FIRST 0.02
 #define OFI_RTO_MAX 1.0
@@ -121,6 +122,7 @@ static void send_ack(int peer)
     b->peer = peer;
     b->tag = (uint64_t)o->rx_seq[peer] << 32 | o->src_id[peer] | OFI_CTRL;
     b->len = 8;
+    memset(b->mem, 0, 8);
     b->retain = false;
     b->control = true;
     b->retry.first_failure = 0;
