@@ -71,7 +71,8 @@
               "round_robin (also with more ranks than processors)")                            \
     DMPI_KNOB(SPIN, "DMPI_SPIN", INT, 4000, "4000 with a core per rank, else 0", WAIT,           \
               TUNER_BASIC, LOCAL, LIVE, "idle polls spent spinning before yielding")            \
-    DMPI_KNOB(YIELD, "DMPI_YIELD", INT, 1000, "", WAIT, TUNER_DETAIL, LOCAL, LIVE,               \
+    DMPI_KNOB(YIELD, "DMPI_YIELD", INT, 1000, "1000 with a core per rank, else 2", WAIT,         \
+              TUNER_DETAIL, LOCAL, LIVE,                                                         \
               "idle polls that yield the processor before sleeping")                           \
     DMPI_KNOB(IDLE_SLEEP_US, "DMPI_IDLE_SLEEP_US", INT, 10, "", WAIT, TUNER_DETAIL, LOCAL, LIVE, \
               "microseconds each idle poll sleeps after that")                                 \
