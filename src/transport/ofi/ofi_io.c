@@ -12,8 +12,8 @@
  * after its last packet and waits for every peer's FIN (packets between
  * two ranks arrive in order, so nothing of a peer's is still coming).
  *
- * First contact (ofi_contact.c): until a peer has acknowledged our
- * packets, none is injected and each is kept to go again. An operation
+ * First contact (ofi_contact.c): until a process of another job has
+ * acknowledged our packets, none is injected and each is kept to go again. An operation
  * the provider fails because it dropped the connection it was queued on
  * (two peers connecting at once) is posted again, with a growing pause,
  * for up to DMPI_OFI_RETRY_S seconds; past that the peer is taken for
@@ -383,15 +383,18 @@ static void on_recv(ofi_buf *b, const struct fi_cq_tagged_entry *e)
         recycle_recv_buf(b);
         return;
     }
-    ofi_buf **pp = &o->early[peer];
-    while (*pp && (int32_t)((*pp)->seq - b->seq) < 0) pp = &(*pp)->next;
-    bool dup = (int32_t)(b->seq - o->rx_seq[peer]) < 0 || (*pp && (*pp)->seq == b->seq);
     if (low & OFI_WANT_ACK) dmpi_ofi_contact_received(peer);
-    if (dup) { /* a packet that went again and had arrived */
+    if ((int32_t)(b->seq - o->rx_seq[peer]) < 0) { /* delivered already: a packet that went again */
         recycle_recv_buf(b);
         return;
     }
     if (b->seq != o->rx_seq[peer] || o->nested) {
+        ofi_buf **pp = &o->early[peer];
+        while (*pp && (int32_t)((*pp)->seq - b->seq) < 0) pp = &(*pp)->next;
+        if (*pp && (*pp)->seq == b->seq) { /* waiting already: a copy */
+            recycle_recv_buf(b);
+            return;
+        }
         if (o->nested) o->held++;
         b->next = *pp;
         *pp = b;
@@ -496,12 +499,12 @@ static void on_error(void)
         dmpi_ofi_put_send_buf(err.op_context);
         return;
     }
-    if (kind == OFI_OP_SEND && ((ofi_buf *)err.op_context)->retain && connection_gone(err.err) &&
-        queue_retry(err.op_context, kind))
-        return; /* a packet to a peer not confirmed yet: not known to have arrived, even while finalizing */
-    if (!dmpi_ofi.finalizing && (connection_gone(err.err) || err.err == FI_ECONNREFUSED) &&
-        (kind == OFI_OP_SEND || kind == OFI_OP_RMA) && queue_retry(err.op_context, kind))
-        return;
+    /* a dropped connection: posted again (while finalizing only a packet
+     * to a peer not confirmed yet, which is not known to have arrived) */
+    bool unconfirmed = kind == OFI_OP_SEND && ((ofi_buf *)err.op_context)->retain;
+    bool retry = dmpi_ofi.finalizing ? unconfirmed && connection_gone(err.err)
+                                     : connection_gone(err.err) || err.err == FI_ECONNREFUSED;
+    if ((kind == OFI_OP_SEND || kind == OFI_OP_RMA) && retry && queue_retry(err.op_context, kind)) return;
     if (!dmpi_ofi.finalizing && connection_gone(err.err)) let_launcher_report();
     if (kind == OFI_OP_RMA) {
         read_piece_done(err.op_context, why ? why : fi_strerror(err.err));
