@@ -121,6 +121,9 @@
               "each rank prints its registration cache figures at MPI_Finalize")               \
     DMPI_KNOB(OFI_RETRY_S, "DMPI_OFI_RETRY_S", INT, 2, "", NET, USER_DETAIL, LOCAL, INIT,        \
               "seconds an operation that failed on a dropped connection is posted again")      \
+    DMPI_KNOB(OFI_WIREUP, "DMPI_OFI_WIREUP", BOOL, 0, "1 with libfabric's net/tcp provider, else 0", \
+              NET, USER_DETAIL, ALL_EQ, INIT,                                                    \
+              "connect every pair of ranks on different nodes at start-up, from the lower rank") \
     DMPI_KNOB(PROCESS_MAPPING, "DMPI_PROCESS_MAPPING", STR, 0, "(the launcher's)", LAUNCH,       \
               MPIDEV_BASIC, ALL_EQ, INIT, "replaces the launcher's PMI_process_mapping")        \
     DMPI_KNOB(LAUNCHER, "DMPI_LAUNCHER", ENUM_LAUNCHER, 0, "(by the allocation)", LAUNCH,        \

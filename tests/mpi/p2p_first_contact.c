@@ -6,8 +6,9 @@
  * Across nodes each pair's first packets cross while the network provider
  * is still connecting: libfabric 1.17's TCP provider drops one of two
  * simultaneous connections, and between a parent and its spawned children
- * packets queued on it were lost (src/transport/ofi/ofi_contact.c). Within
- * one job this has not been seen; the test guards that it stays so. */
+ * packets queued on it were lost (src/transport/ofi/ofi_contact.c); within
+ * one job finalize_first_contact lost packets that way, and the ranks'
+ * connections are now made at start-up. */
 #include "common.h"
 
 static int value(int from, int to, int round, size_t i)

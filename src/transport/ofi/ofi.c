@@ -308,6 +308,9 @@ static const dmpi_tp_ops *open_net(int me, int nprocs, const int *node_of)
         o->buf_bytes = DMPI_CELL + ofi_ops_tuned.frag_max;
         rc = dmpi_ofi_io_init();
     }
+    /* After a wire-up no rank sends anything else before every
+     * connection is made. */
+    if (rc == 0 && node_of && dmpi_ofi_contact_wireup(node_of) && dmpi_pmi_barrier() != 0) rc = -FI_EIO;
     if (rc != 0) {
         fprintf(stderr, "dmpi: rank %d: cannot open libfabric provider %s on %s: %s\n", me,
                 o->info->fabric_attr->prov_name, o->info->domain_attr->name, fi_strerror(-rc));

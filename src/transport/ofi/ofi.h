@@ -107,7 +107,10 @@ typedef struct ofi_state {
     bool *ack_due;           /* ack_due[peer]: an ACK to send it (listed in due) */
     int *due, ndue;
     int *waiting, nwaiting;  /* peers with retained packets */
-    long nretained, resent;
+    uint32_t *posted_upto;   /* posted_upto[peer]: sequence after the last packet posted to it */
+    ofi_buf **queue_head, **queue_tail; /* packets waiting for room in the window */
+    int *queuing, nqueuing;  /* peers with queued packets */
+    long nretained, nqueued, resent;
     ofi_retry *retry_head, **retry_tail; /* operations to post again */
     long retries;            /* operations posted again, for DMPI_OFI_STATS */
     ofi_buf **early;         /* early[peer]: packets that came before their turn */
@@ -118,6 +121,7 @@ typedef struct ofi_state {
     ofi_buf **recv;
     long in_flight;          /* sends and reads not completed */
     int fins;                /* peers that finished */
+    int hellos;              /* HELLOs received (wire-up, ofi_contact.c) */
     bool finalizing;         /* our FINs are going out */
     bool cq_waits;           /* the completion queue has a wait object */
     int nested;              /* inside a libfabric call that waits for room */
@@ -134,12 +138,21 @@ extern ofi_state dmpi_ofi;
 /* ofi_contact.c */
 int dmpi_ofi_contact_init(void);
 void dmpi_ofi_contact_finalize(void);
+/* Before posting a packet to a peer not confirmed: true if b waits in its
+ * queue instead (the window is full). */
+bool dmpi_ofi_contact_queue(ofi_buf *b);
+/* With a provider whose simultaneous connections lose packets (or
+ * DMPI_OFI_WIREUP=1): connects every pair of this job's ranks on
+ * different nodes at start-up, from the lower rank only; true if it did
+ * (every rank then waits in a barrier before sending anything else). */
+bool dmpi_ofi_contact_wireup(const int *node_of);
 /* At a send's completion: true if b is kept for the peer's ACK. */
 bool dmpi_ofi_contact_keep(ofi_buf *b);
 void dmpi_ofi_contact_ack(int peer, uint32_t upto);
 /* A packet of peer that wants an acknowledgement arrived. */
 void dmpi_ofi_contact_received(int peer);
-/* ACKs due and resends whose time has come (never while nested). */
+/* ACKs due, resends whose time has come and queued packets that may go
+ * (never while nested). */
 void dmpi_ofi_contact_tick(void);
 
 /* ofi_io.c */
@@ -158,6 +171,7 @@ void dmpi_ofi_write(int peer, void *ctx, const void *local, uint64_t n,
 int dmpi_ofi_progress(void);
 int dmpi_ofi_wait(int ms);
 void dmpi_ofi_arrive_finalize(void);
+void dmpi_ofi_send_hello(int peer);
 bool dmpi_ofi_all_finalized(void);
 /* ofi_watch.c: the first rank of each node watches the next node's */
 void dmpi_ofi_watch_publish(int me, const int *node_of); /* before a fence */

@@ -12,8 +12,9 @@
  * after its last packet and waits for every peer's FIN (packets between
  * two ranks arrive in order, so nothing of a peer's is still coming).
  *
- * First contact (ofi_contact.c): until a process of another job has
- * acknowledged our packets, none is injected and each is kept to go again. An operation
+ * First contact (ofi_contact.c): until a peer has acknowledged our
+ * packets, none is injected, each is kept to go again, and only a few are
+ * out at a time. An operation
  * the provider fails because it dropped the connection it was queued on
  * (two peers connecting at once) is posted again, with a growing pause,
  * for up to DMPI_OFI_RETRY_S seconds; past that the peer is taken for
@@ -29,7 +30,9 @@
 #include <string.h>
 #include <time.h>
 
-#define OFI_PKT_FIN 0x7f /* transport-level packet: the peer is finalizing */
+/* Transport-level packets (never handed to the protocol layer). */
+#define OFI_PKT_FIN 0x7f   /* the peer is finalizing */
+#define OFI_PKT_HELLO 0x7e /* a lower rank's first packet, which connects (ofi_contact.c) */
 
 /* One piece of a rendezvous read or write. */
 typedef struct ofi_read_op {
@@ -233,7 +236,8 @@ static void send_buf(int peer, ofi_buf *b, size_t len, bool inject)
 {
     ofi_state *o = &dmpi_ofi;
     uint64_t tag = (uint64_t)o->tx_seq[peer]++ << 32 | o->src_id[peer];
-    if (inject && len <= o->inject_max && o->confirmed[peer]) {
+    bool plain = o->confirmed[peer] && !o->queue_head[peer]; /* nothing of first contact left */
+    if (inject && len <= o->inject_max && plain) {
         while (dmpi_ofi_again(fi_tinject(o->ep, b->mem, len, o->addr[peer], tag), "inject"))
             ;
         dmpi_ofi_put_send_buf(b);
@@ -245,6 +249,7 @@ static void send_buf(int peer, ofi_buf *b, size_t len, bool inject)
     b->retain = !o->confirmed[peer];
     b->control = false;
     if (b->retain) b->tag |= OFI_WANT_ACK;
+    if (!plain && dmpi_ofi_contact_queue(b)) return;
     b->retry.first_failure = 0;
     while (dmpi_ofi_again(dmpi_ofi_post_send(b), "send"))
         ;
@@ -342,6 +347,8 @@ static void deliver(int peer, ofi_buf *b)
     dmpi_ofi.rx_seq[peer]++;
     if (b->len >= DMPI_CELL && p->type == OFI_PKT_FIN) {
         if (peer >= dmpi_tp.job_lo && peer < dmpi_tp.job_hi) dmpi_ofi.fins++; /* this job's */
+    } else if (b->len >= DMPI_CELL && p->type == OFI_PKT_HELLO) {
+        dmpi_ofi.hellos++;
     } else {
         dmpi_tp.deliver(peer, b->mem, b->len);
     }
@@ -502,7 +509,7 @@ static void on_error(void)
     /* a dropped connection: posted again (while finalizing only a packet
      * to a peer not confirmed yet, which is not known to have arrived) */
     bool unconfirmed = kind == OFI_OP_SEND && ((ofi_buf *)err.op_context)->retain;
-    bool retry = dmpi_ofi.finalizing ? unconfirmed && connection_gone(err.err)
+    bool retry = dmpi_ofi.finalizing ? unconfirmed && (connection_gone(err.err) || err.err == FI_ECONNREFUSED)
                                      : connection_gone(err.err) || err.err == FI_ECONNREFUSED;
     if ((kind == OFI_OP_SEND || kind == OFI_OP_RMA) && retry && queue_retry(err.op_context, kind)) return;
     if (!dmpi_ofi.finalizing && connection_gone(err.err)) let_launcher_report();
@@ -591,28 +598,33 @@ int dmpi_ofi_wait(int ms)
     return (int)n + dmpi_ofi_progress();
 }
 
+/* A transport-level packet (FIN, HELLO), sent with a completion, never
+ * injected: the endpoint closes only once every FIN has really left (a
+ * packet still queued in the provider, e.g. on a connection being set up,
+ * would be lost and the peer would wait for it for ever). */
+static void send_transport_pkt(int peer, uint8_t type)
+{
+    ofi_buf *b = dmpi_ofi_get_send_buf();
+    dmpi_pkt *p = (dmpi_pkt *)(void *)b->mem;
+    memset(p, 0, sizeof *p);
+    p->type = type;
+    p->ncells = 1;
+    send_buf(peer, b, DMPI_CELL, false);
+}
+
+void dmpi_ofi_send_hello(int peer) { send_transport_pkt(peer, OFI_PKT_HELLO); }
+
 void dmpi_ofi_arrive_finalize(void)
 {
     dmpi_ofi.finalizing = true;
     /* This job's peers only: another job's processes finalize on their own
      * (a program disconnects from them first, MPI 4.1 sec. 11.10.4). */
-    for (int w = dmpi_tp.job_lo; w < dmpi_tp.job_hi; w++) {
-        if (w == dmpi_ofi.me || dmpi_ofi.addr[w] == FI_ADDR_NOTAVAIL) continue;
-        /* Sent with a completion, never injected: the endpoint closes
-         * only once every FIN has really left (a packet still queued in
-         * the provider, e.g. on a connection being set up, would be lost
-         * and the peer would wait for it for ever). */
-        ofi_buf *b = dmpi_ofi_get_send_buf();
-        dmpi_pkt *p = (dmpi_pkt *)(void *)b->mem;
-        memset(p, 0, sizeof *p);
-        p->type = OFI_PKT_FIN;
-        p->ncells = 1;
-        send_buf(w, b, DMPI_CELL, false);
-    }
+    for (int w = dmpi_tp.job_lo; w < dmpi_tp.job_hi; w++)
+        if (w != dmpi_ofi.me && dmpi_ofi.addr[w] != FI_ADDR_NOTAVAIL) send_transport_pkt(w, OFI_PKT_FIN);
 }
 
 bool dmpi_ofi_all_finalized(void)
 {
     return dmpi_ofi.fins >= dmpi_ofi.nremote && dmpi_ofi.in_flight == 0 && dmpi_ofi.nretained == 0 &&
-           dmpi_ofi.ndue == 0;
+           dmpi_ofi.nqueued == 0 && dmpi_ofi.ndue == 0;
 }
