@@ -38,6 +38,7 @@
 
 #include "core/dmpi.h"
 
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -115,7 +116,10 @@ bool dmpi_ofi_contact_wireup(const int *node_of)
     /* Our HELLOs must have left (manual progress: the provider connects
      * and sends only while called), and the lower ranks' be in. */
     while (o->hellos < expect || o->in_flight > 0)
-        if (dmpi_ofi_wait(1) == 0) dmpi_check_launcher();
+        if (dmpi_ofi_progress() == 0) {
+            sched_yield();
+            dmpi_check_launcher();
+        }
     return true;
 }
 
