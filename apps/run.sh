@@ -6,7 +6,9 @@
 # round rotates), N rounds; every run's RESULT line goes to raw.csv, and
 # apps/summarize.py writes the medians, the dmpi / best-peer table
 # (summary.md) and, when matplotlib is there, PNG plots, all under
-# docs/results/<date>-apps/ (or --out).
+# docs/results/<date>-apps/ (or --out).  With --hosts N the jobs span N
+# test hosts (tests/hosts/hosts.sh, network namespaces; needs root), ranks
+# in blocks, every MPI with the settings of bench/hosts_lib.sh.
 set -u -o pipefail
 
 REPO=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd)
@@ -19,6 +21,7 @@ SKIP=
 OUT=
 RUN_TIMEOUT=300
 SIZE=small
+HOSTS=0
 
 usage() {
     cat <<USAGE
@@ -34,6 +37,8 @@ usage: apps/run.sh [options]
   --dmpi-prefix DIR   dmpi to test: DIR/bin/mpicc and DIR/bin/mpiexec (default build/)
   --out DIR           output folder (default docs/results/<date>-apps)
   --timeout S         limit for one run (default $RUN_TIMEOUT s)
+  --hosts N           spread each job over N test hosts (2 or 3; root), ranks in
+                      blocks (each rank count a multiple of N); default: this host
 Environment: DMPI_CACHE (default <repo>/.cache) holds the peer installs.
 USAGE
 }
@@ -55,12 +60,20 @@ while [ $# -gt 0 ]; do
         --dmpi-prefix) DMPI_PREFIX=$(cd -- "$2" 2>/dev/null && pwd) || die "no directory $2" ;;
         --out) OUT=$2 ;;
         --timeout) RUN_TIMEOUT=$2 ;;
+        --hosts) HOSTS=$2 ;;
         *) die "unknown option $1 (see --help)" ;;
     esac
     shift 2
 done
 [[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || die "--rounds wants a positive number, got $ROUNDS"
 [[ $NPS =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ ]] || die "--nps wants a list of rank counts, got $NPS"
+case $HOSTS in 0|2|3) ;; *) die "--hosts wants 2 or 3 (test hosts), got $HOSTS" ;; esac
+if [ "$HOSTS" != 0 ]; then
+    [ "$(id -u)" = 0 ] || { echo "SKIP: apps/run.sh --hosts needs root (network namespaces)"; exit 77; }
+    for np in ${NPS//,/ }; do
+        [ $((np % HOSTS)) = 0 ] || die "--nps: $np ranks do not divide over $HOSTS hosts"
+    done
+fi
 
 # configuration name -> program and arguments
 . "$REPO/apps/configs.sh"
@@ -86,7 +99,7 @@ declare -A LIBS=([stencil]="-fopenmp -lm" [fft2d]="-lfftw3 -lm" [presta_com]="" 
 
 ALL_MPIS="dmpi mpich5 ompi5"
 declare -A NAME=([dmpi]=dmpi [mpich5]=mpich-5.0.2 [ompi5]=openmpi-5.0.11)
-declare -A CC_OF MPIEXEC_OF
+declare -A CC_OF MPIEXEC_OF PREFIX_OF
 skipped() { [[ ",$SKIP," == *",$1,"* ]]; }
 
 setup_dmpi() {
@@ -96,12 +109,14 @@ setup_dmpi() {
         return 0
     fi
     CC_OF[dmpi]=$d/bin/mpicc
+    PREFIX_OF[dmpi]=$d
     MPIEXEC_OF[dmpi]="env LD_LIBRARY_PATH=$d/lib:$d${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} $d/bin/mpiexec"
 }
 setup_mpich5() {
     local p
     p=$(install_pip_peer mpich 5.0.2) || return 0
     CC_OF[mpich5]=$p/bin/mpicc_abi
+    PREFIX_OF[mpich5]=$p
     MPIEXEC_OF[mpich5]="$p/bin/mpiexec -launcher fork"
 }
 setup_ompi5() {
@@ -109,13 +124,24 @@ setup_ompi5() {
     p=$(install_pip_peer openmpi 5.0.11) || return 0
     [ "$(id -u)" = 0 ] && root_args=--allow-run-as-root
     CC_OF[ompi5]=$p/bin/mpicc
+    PREFIX_OF[ompi5]=$p
     MPIEXEC_OF[ompi5]="$p/bin/mpiexec $root_args --oversubscribe"
 }
 
-[ -n "$OUT" ] || OUT=$REPO/docs/results/$(date +%Y-%m-%d)-apps
+[ -n "$OUT" ] || OUT=$REPO/docs/results/$(date +%Y-%m-%d)-apps$([ "$HOSTS" = 0 ] || echo "-hosts$HOSTS")
 mkdir -p "$OUT" "$CACHE" || die "cannot create $OUT or $CACHE"
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/dmpi-apps.XXXXXX") || die "no temporary folder"
-trap 'rm -rf "$WORK"' EXIT
+if [ "$HOSTS" = 0 ]; then
+    WORK=$(mktemp -d "${TMPDIR:-/tmp}/dmpi-apps.XXXXXX") || die "no temporary folder"
+    trap 'rm -rf "$WORK"' EXIT
+else # a folder every test host sees (each has its own /dev/shm only)
+    mkdir -p "$CACHE/hosts" && WORK=$(mktemp -d "$CACHE/hosts/apps.XXXXXX") || die "no folder in $CACHE/hosts"
+    # shellcheck source=bench/hosts_lib.sh
+    . "$REPO/bench/hosts_lib.sh"
+    trap 'rm -rf "$WORK"; hosts_down_if_brought_up' EXIT
+    ensure_hosts
+    write_launcher
+    HOSTLIST=$H1,$H2$([ "$HOSTS" = 3 ] && echo ",$H3")
+fi
 trap 'exit 130' INT TERM
 
 # build every program with every MPI's wrapper
@@ -134,12 +160,15 @@ for key in $ALL_MPIS; do
     mpis+=("$key")
 done
 [ ${#mpis[@]} -gt 0 ] || die "no MPI to run"
-log "MPIs: ${mpis[*]}; apps: $ORDER; ranks $NPS; $ROUNDS rounds; $(nproc) cores; output $OUT"
+log "MPIs: ${mpis[*]}; apps: $ORDER; ranks $NPS$([ "$HOSTS" = 0 ] || echo " over hosts $HOSTLIST"); $ROUNDS rounds; $(nproc) cores; output $OUT"
 
 RAW=$OUT/raw.csv
 echo "mpi,app,ranks,round,check,time_s,fom,unit" >"$RAW"
 {
-    echo "# apps/run.sh $(date -u +%Y-%m-%dT%H:%M:%SZ), $(nproc) cores, $(uname -m), $ROUNDS rounds, ranks $NPS"
+    echo "# apps/run.sh $(date -u +%Y-%m-%dT%H:%M:%SZ), $(nproc) cores, $(uname -m), $ROUNDS rounds, ranks $NPS$([ "$HOSTS" = 0 ] || echo ", hosts $HOSTLIST (ranks in blocks)")"
+    if [ "$HOSTS" != 0 ]; then
+        for key in "${mpis[@]}"; do make_launch "$key" 1 "$HOSTLIST"; echo "# ${NAME[$key]} launch (for 1 rank per host): ${LAUNCH[*]}"; done
+    fi
     for a in $ORDER; do echo "# $a: ${CMD[$a]}"; done
 } >"$OUT/commands.txt"
 failures=0
@@ -156,10 +185,16 @@ for ((round = 1; round <= ROUNDS; round++)); do
                 key=${mpis[$(((k + round - 1) % n_mpi))]} # rotate who goes first
                 bin=$WORK/$key/$prog
                 [ -x "$bin" ] || continue
-                read -r -a launch <<<"${MPIEXEC_OF[$key]}"
+                if [ "$HOSTS" = 0 ]; then
+                    read -r -a launch <<<"${MPIEXEC_OF[$key]}"
+                    launch+=(-n "$np")
+                else
+                    make_launch "$key" $((np / HOSTS)) "$HOSTLIST"
+                    launch=("${LAUNCH[@]}")
+                fi
                 # shellcheck disable=SC2086 # the arguments are words
                 out=$(OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
-                    timeout "$RUN_TIMEOUT" "${launch[@]}" -n "$np" "$bin" ${cmd#"$prog"} 2>&1 </dev/null)
+                    timeout "$RUN_TIMEOUT" "${launch[@]}" "$bin" ${cmd#"$prog"} 2>&1 </dev/null)
                 rc=$?
                 line=$(grep '^RESULT ' <<<"$out" | tail -n 1)
                 if [ -z "$line" ] || [ $rc != 0 ]; then
