@@ -32,6 +32,7 @@
 
 dmpi_p2p_state dmpi_p2p;
 static unsigned spin_limit, yield_limit, sleep_us;
+static int64_t spin_ns; /* DMPI_SPIN_US: the spinning's limit in time */
 
 /* ------------------------------------------------ contention, as it happens */
 _Thread_local unsigned dmpi_poll_empty_run;
@@ -182,12 +183,29 @@ static bool spin_preempted(unsigned i)
     return preempted_lately();
 }
 
+/* The spinning's limit in time, from its 64th poll on (a short wait never
+ * reads the clock). A poll that includes the network (an epoll_wait) takes
+ * a microsecond or two, a poll of rings tens of nanoseconds: counted in
+ * polls alone, a rank with network peers spun for milliseconds, and where
+ * processors are shared with other hosts' or programs' processes that the
+ * rank cannot see, it held a core its partners needed (stencil 24^3 on
+ * 3 test hosts sharing 2 cores, 100 iterations: 3 ranks 92 -> 20 ms,
+ * 6 ranks 197 -> 31 ms, MPICH 14 and 22 ms; docs/results/2026-11-27-spin). */
+static _Thread_local int64_t spin_since;
+static bool spin_over(unsigned i)
+{
+    int64_t now = clock_ns(CLOCK_MONOTONIC);
+    if (i == 64) spin_since = now;
+    return now - spin_since > spin_ns;
+}
+
 void dmpi_progress_idle(unsigned *idle)
 {
     unsigned i = ++*idle;
-    /* every 64 spins (with DMPI_PREEMPT_DETECT): a gap in the clock, or
-     * preemption seen by the kernel, ends the spinning at once */
-    if (i < spin_limit && !((i & 63) == 0 && preempt.detect && spin_preempted(i))) {
+    /* every 64 spins: the time limit reached, or (with DMPI_PREEMPT_DETECT)
+     * a gap in the clock or preemption seen by the kernel, ends the
+     * spinning at once */
+    if (i < spin_limit && !((i & 63) == 0 && ((preempt.detect && spin_preempted(i)) || spin_over(i)))) {
 #if defined(__x86_64__) || defined(__i386__)
         __builtin_ia32_pause();
 #endif
@@ -222,6 +240,7 @@ static void apply_knob(int id)
     switch (id) {
     case DMPI_KNOB_LATE_US: dmpi_p2p.late_ns = dmpi_knob(id) * 1000; break;
     case DMPI_KNOB_SPIN: spin_limit = (unsigned)dmpi_knob_or(id, dmpi_rt.crowded ? 0 : 4000); break;
+    case DMPI_KNOB_SPIN_US: spin_ns = dmpi_knob(id) * 1000; break;
     /* Ranks sharing processors yield twice, then sleep: with other busy
      * processes beside them, a yield hardly gives the processor away (CFS)
      * and a waiting rank kept the partner it waits for off the core
@@ -284,6 +303,7 @@ int dmpi_p2p_init(void)
      * than cores, yielding at once measured 2-3x faster collectives than
      * 50 spins first (4 ranks on 2 cores). */
     apply_knob(DMPI_KNOB_SPIN);
+    apply_knob(DMPI_KNOB_SPIN_US);
     apply_knob(DMPI_KNOB_YIELD);
     /* Polling calls: yield after this many empty polls in a row when cores
      * are contended. bench/app_patterns poll, 4 and 8 ranks on 2 cores,
