@@ -72,7 +72,7 @@
     DMPI_KNOB(SPIN, "DMPI_SPIN", INT, 4000, "4000 with a core per rank, else 0", WAIT,           \
               TUNER_BASIC, LOCAL, LIVE, "idle polls spent spinning before yielding")            \
     DMPI_KNOB(SPIN_US, "DMPI_SPIN_US", INT, 50, "", WAIT, TUNER_BASIC, LOCAL, LIVE,             \
-              "microseconds a waiting rank spins at most (DMPI_SPIN polls or this, the sooner)") \
+              "with network peers: microseconds spent spinning at most (or DMPI_SPIN polls)")    \
     DMPI_KNOB(YIELD, "DMPI_YIELD", INT, 1000, "1000 with a core per rank, else 2", WAIT,         \
               TUNER_DETAIL, LOCAL, LIVE,                                                         \
               "idle polls that yield the processor before sleeping")                           \
