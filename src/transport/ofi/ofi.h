@@ -107,7 +107,6 @@ typedef struct ofi_state {
     bool *ack_due;           /* ack_due[peer]: an ACK to send it (listed in due) */
     int *due, ndue;
     int *waiting, nwaiting;  /* peers with retained packets */
-    uint32_t *posted_upto;   /* posted_upto[peer]: sequence after the last packet posted to it */
     ofi_buf **queue_head, **queue_tail; /* packets waiting for room in the window */
     int *queuing, nqueuing;  /* peers with queued packets */
     long nretained, nqueued, resent;
@@ -138,8 +137,9 @@ extern ofi_state dmpi_ofi;
 /* ofi_contact.c */
 int dmpi_ofi_contact_init(void);
 void dmpi_ofi_contact_finalize(void);
-/* Before posting a packet to a peer not confirmed: true if b waits in its
- * queue instead (the window is full). */
+/* Before posting a packet to a peer not confirmed (a confirmed peer has
+ * nothing queued: confirmation needs every packet acknowledged): true if
+ * b waits in the peer's queue instead. */
 bool dmpi_ofi_contact_queue(ofi_buf *b);
 /* With a provider whose simultaneous connections lose packets (or
  * DMPI_OFI_WIREUP=1): connects every pair of this job's ranks on

@@ -58,12 +58,11 @@ int dmpi_ofi_contact_init(void)
     o->ack_due = calloc(n, sizeof *o->ack_due);
     o->due = malloc(n * sizeof *o->due);
     o->waiting = malloc(n * sizeof *o->waiting);
-    o->posted_upto = calloc(n, sizeof *o->posted_upto);
     o->queue_head = calloc(n, sizeof *o->queue_head);
     o->queue_tail = calloc(n, sizeof *o->queue_tail);
     o->queuing = malloc(n * sizeof *o->queuing);
     if (!o->confirmed || !o->acked_upto || !o->retained || !o->resend_at || !o->rto || !o->ack_due || !o->due ||
-        !o->waiting || !o->posted_upto || !o->queue_head || !o->queue_tail || !o->queuing)
+        !o->waiting || !o->queue_head || !o->queue_tail || !o->queuing)
         return -FI_ENOMEM;
     /* This job's own peers start confirmed: their connections are made
      * at start-up (dmpi_ofi_contact_wireup) where the provider needs it,
@@ -88,7 +87,6 @@ void dmpi_ofi_contact_finalize(void)
     free(o->ack_due);
     free(o->due);
     free(o->waiting);
-    free(o->posted_upto);
     free(o->queue_head);
     free(o->queue_tail);
     free(o->queuing);
@@ -144,16 +142,21 @@ bool dmpi_ofi_contact_keep(ofi_buf *b)
     return true;
 }
 
+/* The window is full before b: the queue holds the newest packets of a
+ * peer, so every packet sequenced before b (or before the head of the
+ * queue) is posted, and those not acknowledged are out. */
+static bool window_full(const ofi_buf *b)
+{
+    return seq_of(b) - dmpi_ofi.acked_upto[b->peer] >= OFI_WINDOW;
+}
+
 /* Packets queue behind others already queued (order kept), or when the
- * window of a peer not confirmed is full. */
+ * window is full. */
 bool dmpi_ofi_contact_queue(ofi_buf *b)
 {
     ofi_state *o = &dmpi_ofi;
     int peer = b->peer;
-    if (!o->queue_head[peer] && !o->confirmed[peer] && o->posted_upto[peer] - o->acked_upto[peer] < OFI_WINDOW) {
-        o->posted_upto[peer] = seq_of(b) + 1;
-        return false;
-    }
+    if (!o->queue_head[peer] && !window_full(b)) return false;
     b->next = NULL;
     if (o->queue_head[peer]) o->queue_tail[peer]->next = b;
     else {
@@ -222,8 +225,7 @@ static bool send_queued(int peer)
     ofi_state *o = &dmpi_ofi;
     ofi_buf *b;
     while ((b = o->queue_head[peer])) {
-        if (o->posted_upto[peer] - o->acked_upto[peer] >= OFI_WINDOW) return false;
-        o->posted_upto[peer] = seq_of(b) + 1;
+        if (window_full(b)) return false;
         o->queue_head[peer] = b->next;
         o->nqueued--;
         post(b, "sending a queued packet");

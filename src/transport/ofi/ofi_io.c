@@ -236,8 +236,7 @@ static void send_buf(int peer, ofi_buf *b, size_t len, bool inject)
 {
     ofi_state *o = &dmpi_ofi;
     uint64_t tag = (uint64_t)o->tx_seq[peer]++ << 32 | o->src_id[peer];
-    bool plain = o->confirmed[peer] && !o->queue_head[peer]; /* nothing of first contact left */
-    if (inject && len <= o->inject_max && plain) {
+    if (inject && len <= o->inject_max && o->confirmed[peer]) {
         while (dmpi_ofi_again(fi_tinject(o->ep, b->mem, len, o->addr[peer], tag), "inject"))
             ;
         dmpi_ofi_put_send_buf(b);
@@ -248,8 +247,10 @@ static void send_buf(int peer, ofi_buf *b, size_t len, bool inject)
     b->len = len;
     b->retain = !o->confirmed[peer];
     b->control = false;
-    if (b->retain) b->tag |= OFI_WANT_ACK;
-    if (!plain && dmpi_ofi_contact_queue(b)) return;
+    if (b->retain) {
+        b->tag |= OFI_WANT_ACK;
+        if (dmpi_ofi_contact_queue(b)) return;
+    }
     b->retry.first_failure = 0;
     while (dmpi_ofi_again(dmpi_ofi_post_send(b), "send"))
         ;
@@ -509,8 +510,7 @@ static void on_error(void)
     /* a dropped connection: posted again (while finalizing only a packet
      * to a peer not confirmed yet, which is not known to have arrived) */
     bool unconfirmed = kind == OFI_OP_SEND && ((ofi_buf *)err.op_context)->retain;
-    bool retry = dmpi_ofi.finalizing ? unconfirmed && (connection_gone(err.err) || err.err == FI_ECONNREFUSED)
-                                     : connection_gone(err.err) || err.err == FI_ECONNREFUSED;
+    bool retry = (connection_gone(err.err) || err.err == FI_ECONNREFUSED) && (!dmpi_ofi.finalizing || unconfirmed);
     if ((kind == OFI_OP_SEND || kind == OFI_OP_RMA) && retry && queue_retry(err.op_context, kind)) return;
     if (!dmpi_ofi.finalizing && connection_gone(err.err)) let_launcher_report();
     if (kind == OFI_OP_RMA) {
