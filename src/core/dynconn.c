@@ -133,7 +133,7 @@ static int meet_acceptor(const dmpi_dyn_port *p, const char *port, const member 
                          char *other, int *nrem, char *prov, member **rem, char *err)
 {
     char why[DMPI_DYN_ERRLEN], line[512];
-    *fd = dmpi_dyn_dial(p->tcp, why);
+    *fd = dmpi_dyn_dial(p->addr, p->tcp, why);
     if (*fd < 0) {
         snprintf(line, sizeof line, "port '%.200s': %.250s", port, why);
         return fail(err, MPI_ERR_PORT, "%s", line);

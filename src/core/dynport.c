@@ -1,5 +1,7 @@
 /* Dynamic processes: the TCP side of ports (docs/dynproc.md). Every open
- * port listens on a loopback TCP socket whose number ends the port name;
+ * port listens on a TCP socket whose address and number end the port name
+ * (this host's address when mpiexec's agents give one, for jobs across
+ * hosts; else loopback);
  * the connecting root connects to it, and the two roots run the handshake
  * of dynproc.c on that connection, in lines of text, whether the two
  * groups belong to one mpiexec run or to two. Afterwards the roots keep
@@ -23,23 +25,26 @@
 #include <unistd.h>
 
 /* ------------------------------------------------------- sockets */
-static void loopback(struct sockaddr_in *a, int port)
+/* The address ports listen on: $DMPI_PORT_ADDR when it is an IPv4
+ * address, else loopback. */
+static void own_address(struct sockaddr_in *a)
 {
     memset(a, 0, sizeof *a);
     a->sin_family = AF_INET;
-    a->sin_port = htons((uint16_t)port);
-    a->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    const char *e = getenv("DMPI_PORT_ADDR");
+    if (!e || inet_pton(AF_INET, e, &a->sin_addr) != 1) a->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 }
 
-int dmpi_dyn_listen(int *port)
+int dmpi_dyn_listen(char *addr, size_t addrlen, int *port)
 {
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0) return -1;
     struct sockaddr_in a;
-    loopback(&a, 0);
+    own_address(&a);
     socklen_t len = sizeof a;
     if (bind(fd, (struct sockaddr *)&a, sizeof a) != 0 || listen(fd, 16) != 0 ||
-        getsockname(fd, (struct sockaddr *)&a, &len) != 0) {
+        getsockname(fd, (struct sockaddr *)&a, &len) != 0 ||
+        !inet_ntop(AF_INET, &a.sin_addr, addr, (socklen_t)addrlen)) {
         close(fd);
         return -1;
     }
@@ -47,15 +52,21 @@ int dmpi_dyn_listen(int *port)
     return fd;
 }
 
-int dmpi_dyn_dial(int port, char *err)
+int dmpi_dyn_dial(const char *addr, int port, char *err)
 {
+    struct sockaddr_in a;
+    memset(&a, 0, sizeof a);
+    a.sin_family = AF_INET;
+    a.sin_port = htons((uint16_t)port);
+    if (inet_pton(AF_INET, addr, &a.sin_addr) != 1) {
+        snprintf(err, DMPI_DYN_ERRLEN, "'%.64s' is not an IPv4 address", addr);
+        return -1;
+    }
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0) {
         snprintf(err, DMPI_DYN_ERRLEN, "cannot make a socket: %s", strerror(errno));
         return -1;
     }
-    struct sockaddr_in a;
-    loopback(&a, port);
     int rc;
     while ((rc = connect(fd, (struct sockaddr *)&a, sizeof a)) != 0 && errno == EINTR)
         ;

@@ -3,10 +3,11 @@
  * dynspawn.c, the TCP side of ports in dynport.c). docs/dynproc.md has
  * the design.
  *
- * A port is named "dmpi:<universe id>:<universe index>:<n>:<tcp port>":
- * the mpiexec run and the process that opened it, its n-th port, and the
- * loopback TCP port it listens on (a connect from the same run or from
- * another mpiexec run on this host starts there). Closing the port closes
+ * A port is named "dmpi:<universe id>:<universe index>:<n>:<address>:<tcp
+ * port>": the mpiexec run and the process that opened it, its n-th port,
+ * and the TCP address and port it listens on (a connect from the same run
+ * or from another mpiexec run starts there; the address is loopback for a
+ * job on one host, the host's address across hosts). Closing the port closes
  * the socket, so that a connect to a port nobody opened, or one of a run
  * that has ended, fails at once with MPI_ERR_PORT. */
 #include "core/dynproc.h"
@@ -63,7 +64,7 @@ int dmpi_dyn_open_all(dmpi_comm *comm, char *err)
     int rc = MPI_SUCCESS;
     if (!uid()) {
         rc = MPI_ERR_UNSUPPORTED_OPERATION;
-        snprintf(mine, sizeof mine, "dynamic processes need dmpi's mpiexec with the job on one host");
+        snprintf(mine, sizeof mine, "dynamic processes need dmpi's mpiexec (this process has no universe: another launcher started it, or it is a singleton)");
     } else if (dmpi_tp_universe_open(mine, sizeof mine) != 0) {
         rc = MPI_ERR_UNSUPPORTED_OPERATION;
     }
@@ -80,7 +81,7 @@ int dmpi_dyn_open_all(dmpi_comm *comm, char *err)
 int dmpi_dyn_open_port(char *name, char *err)
 {
     if (!uid()) return fail(err, MPI_ERR_UNSUPPORTED_OPERATION, "%s",
-                            "ports need dmpi's mpiexec with the job on one host (this process has no universe)");
+                            "ports need dmpi's mpiexec (this process has no universe: another launcher started it, or it is a singleton)");
     char why[DMPI_DYN_ERRLEN];
     if (dmpi_tp_universe_open(why, sizeof why) != 0) return fail(err, MPI_ERR_UNSUPPORTED_OPERATION, "%s", why);
     open_port *p = realloc(ports, ((size_t)nports + 1) * sizeof *p);
@@ -88,18 +89,20 @@ int dmpi_dyn_open_port(char *name, char *err)
     ports = p;
     open_port *o = &ports[nports];
     o->num = next_port;
-    o->fd = dmpi_dyn_listen(&o->tcp);
-    if (o->fd < 0) return fail(err, MPI_ERR_OTHER, "cannot listen on a loopback TCP socket: %s", strerror(errno));
+    char addr[64];
+    o->fd = dmpi_dyn_listen(addr, sizeof addr, &o->tcp);
+    if (o->fd < 0) return fail(err, MPI_ERR_OTHER, "cannot listen on a TCP socket: %s", strerror(errno));
     nports++;
     next_port++;
-    snprintf(name, MPI_MAX_PORT_NAME, "dmpi:%s:%d:%d:%d", uid(), dmpi_rt.uni_rank, o->num, o->tcp);
+    snprintf(name, MPI_MAX_PORT_NAME, "dmpi:%s:%d:%d:%s:%d", uid(), dmpi_rt.uni_rank, o->num, addr, o->tcp);
     return MPI_SUCCESS;
 }
 
 int dmpi_dyn_parse_port(const char *name, dmpi_dyn_port *p, char *err)
 {
     char end;
-    if (!name || sscanf(name, "dmpi:%63[^:]:%d:%d:%d%c", p->uid, &p->who, &p->num, &p->tcp, &end) != 4 ||
+    if (!name ||
+        sscanf(name, "dmpi:%63[^:]:%d:%d:%63[0-9.]:%d%c", p->uid, &p->who, &p->num, p->addr, &p->tcp, &end) != 5 ||
         p->num < 1 || p->who < 0 || p->tcp < 1 || p->tcp > 65535)
         return fail(err, MPI_ERR_PORT, "'%.200s' is not a port name (MPI_Open_port makes them)", name ? name : "");
     return MPI_SUCCESS;
@@ -182,7 +185,7 @@ int dmpi_dyn_join(int fd, dmpi_comm **out, char *err)
 {
     *out = NULL;
     if (!uid()) return fail(err, MPI_ERR_UNSUPPORTED_OPERATION, "%s",
-                            "MPI_Comm_join needs dmpi's mpiexec with the job on one host");
+                            "MPI_Comm_join needs dmpi's mpiexec (this process has no universe)");
     char line[MPI_MAX_PORT_NAME + 8], other[64];
     int peer;
     double wait_s = dmpi_dyn_timeout();

@@ -49,6 +49,7 @@ uint64_t dmpi_dyn_order_key(int world);
 typedef struct dmpi_dyn_port {
     char uid[64];
     int who, num, tcp;
+    char addr[64]; /* the IPv4 address the port listens on */
 } dmpi_dyn_port;
 const char *dmpi_dyn_uid(void); /* this run's universe id, or NULL */
 double dmpi_dyn_timeout(void);  /* DMPI_CONNECT_TIMEOUT */
@@ -57,12 +58,14 @@ int dmpi_dyn_fail(char *err, int cls, const char *fmt, const char *a);
 int dmpi_dyn_parse_port(const char *name, dmpi_dyn_port *p, char *err);
 int dmpi_dyn_port_fd(const dmpi_dyn_port *p); /* its listening socket, if ours and open; -1 */
 
-/* dynport.c: loopback TCP. Sockets: a listener (*port: its number), a
- * connection to one (-1 with why), the next connection to a listener
- * (progress goes on while waiting). Lines: 0, -1 (closed, failed) or -2
- * (nothing within wait_s seconds; < 0 for ever). */
-int dmpi_dyn_listen(int *port);
-int dmpi_dyn_dial(int port, char *err);
+/* dynport.c: TCP on this host's address ($DMPI_PORT_ADDR, set by
+ * mpiexec's agents across hosts; else loopback). Sockets: a listener
+ * (addr: its address, *port: its number), a connection to one (-1 with
+ * why), the next connection to a listener (progress goes on while
+ * waiting). Lines: 0, -1 (closed, failed) or -2 (nothing within wait_s
+ * seconds; < 0 for ever). */
+int dmpi_dyn_listen(char *addr, size_t addrlen, int *port);
+int dmpi_dyn_dial(const char *addr, int port, char *err);
 int dmpi_dyn_wait_conn(int lfd);
 int dmpi_dyn_write(int fd, const char *p, size_t n);
 int dmpi_dyn_read_line(int fd, char *buf, size_t cap, double wait_s);

@@ -199,7 +199,7 @@ static int init_world_objects(void)
 dmpi_group *dmpi_group_world(void) { return &world_group; }
 
 /* The universe this job belongs to: $DMPI_UNIVERSE_BASE and
- * $DMPI_UNIVERSE_SIZE, set by dmpi's mpiexec on one host (spawn.c); a job
+ * $DMPI_UNIVERSE_SIZE, set by dmpi's mpiexec (spawn.c, and its agents); a job
  * started otherwise is a universe of its own. */
 static void init_universe(void)
 {

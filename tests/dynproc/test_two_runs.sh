@@ -120,9 +120,9 @@ wait "$spid" || fail "the server that never accepted failed: $(cat "$T/s.log")"
 client_port_error 1 "the port of a run that has ended: MPI_ERR_PORT" "$(cat "$T/port")"
 client_port_error 1 "bad port string 'nonsense'" "nonsense"
 client_port_error 1 "bad port string 'dmpi:abc'" "dmpi:abc"
-client_port_error 1 "bad port string, TCP port 0" "dmpi:0123456789abcdef:0:1:0"
-client_port_error 1 "bad port string, TCP port 70000" "dmpi:0123456789abcdef:0:1:70000"
-client_port_error 1 "bad port string, trailing text" "dmpi:0123456789abcdef:0:1:5000x"
+client_port_error 1 "bad port string, TCP port 0" "dmpi:0123456789abcdef:0:1:127.0.0.1:0"
+client_port_error 1 "bad port string, TCP port 70000" "dmpi:0123456789abcdef:0:1:127.0.0.1:70000"
+client_port_error 1 "bad port string, trailing text" "dmpi:0123456789abcdef:0:1:127.0.0.1:5000x"
 
 # two runs with different providers: a clear error on both sides
 if command -v fi_info >/dev/null && fi_info -p net >/dev/null 2>&1 && fi_info -p tcp >/dev/null 2>&1; then

@@ -35,9 +35,6 @@ list=$(mktemp)
 trap 'rm -f "$list"' EXIT
 out_of_scope='rma_shared|rma_passive[[:space:]]+[0-9,]+[[:space:]]*$'
 [ $ONE_HOST = 1 ] && out_of_scope="$out_of_scope|comm_split_type"
-# Dynamic processes need every process of a job on the host of its
-# mpiexec (docs/dynproc.md): across test hosts they are refused, by design.
-[ $ONE_HOST = 1 ] || out_of_scope="$out_of_scope|dynproc_spawn|dynproc_spawn_self|dynproc_port"
 grep -vE "^[[:space:]]*($out_of_scope)([[:space:]]|\$)" "$ROOT/tests/mpi/testlist" >"$list"
 # To keep CI short, the 3-host pass runs the whole list and the others
 # ($short) leave out the two slowest RMA programs across nodes (many small

@@ -5,13 +5,16 @@
  *     over their MPI_COMM_WORLD while the parents accept over theirs;
  *   - within one job (2+ ranks): the lower half accepts, the upper half
  *     connects;
- *   - MPI_Comm_join between ranks 0 and 1 over a TCP socket (2+ ranks);
+ *   - MPI_Comm_join between ranks 0 and 1 over a TCP socket (2+ ranks; on
+ *     a non-loopback address, so that the two may be on different hosts);
  *   - bad input: a malformed port name, another universe's port, a closed
  *     port (MPI_ERR_PORT), an unknown service (MPI_ERR_NAME), unpublishing
  *     twice (MPI_ERR_SERVICE). */
 #include "common.h"
 
 #include <arpa/inet.h>
+#include <ifaddrs.h>
+#include <net/if.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -108,25 +111,39 @@ static void within_job(void)
     MPI_CHK(MPI_Comm_free(&half));
 }
 
+/* An IPv4 address of this host that another host can reach (the first
+ * interface's that is not loopback; loopback when there is none). */
+static in_addr_t reachable_address(void)
+{
+    in_addr_t addr = htonl(INADDR_LOOPBACK);
+    struct ifaddrs *list = NULL;
+    if (getifaddrs(&list) != 0) return addr;
+    for (struct ifaddrs *i = list; i; i = i->ifa_next) {
+        if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET || (i->ifa_flags & IFF_LOOPBACK)) continue;
+        addr = ((struct sockaddr_in *)i->ifa_addr)->sin_addr.s_addr;
+        break;
+    }
+    freeifaddrs(list);
+    return addr;
+}
+
+/* Ranks 0 and 1 (maybe on different hosts) join over a TCP connection. */
 static void join(void)
 {
     int fd = -1;
     if (t_rank == 0) {
         int ls = socket(AF_INET, SOCK_STREAM, 0);
-        struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+        struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = reachable_address()};
         socklen_t len = sizeof a;
         CHECK(ls >= 0 && bind(ls, (struct sockaddr *)&a, sizeof a) == 0 && listen(ls, 1) == 0 &&
               getsockname(ls, (struct sockaddr *)&a, &len) == 0, "cannot listen");
-        int port = ntohs(a.sin_port);
-        MPI_CHK(MPI_Send(&port, 1, MPI_INT, 1, 3, MPI_COMM_WORLD));
+        MPI_CHK(MPI_Send(&a, (int)sizeof a, MPI_BYTE, 1, 3, MPI_COMM_WORLD));
         fd = accept(ls, NULL, NULL);
         close(ls);
     } else if (t_rank == 1) {
-        int port = 0;
-        MPI_CHK(MPI_Recv(&port, 1, MPI_INT, 0, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        struct sockaddr_in a;
+        MPI_CHK(MPI_Recv(&a, (int)sizeof a, MPI_BYTE, 0, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
         fd = socket(AF_INET, SOCK_STREAM, 0);
-        struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
-                                .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
         CHECK(connect(fd, (struct sockaddr *)&a, sizeof a) == 0, "cannot connect the socket");
     }
     if (t_rank > 1) return;

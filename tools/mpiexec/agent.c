@@ -10,11 +10,14 @@
 #include "mpiexec.h"
 #include "net.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 struct mpx_agent {
@@ -67,6 +70,21 @@ void mpx_agent_put(mpx_job *job, const char *key, const char *val)
     mpx_frame_begin(&ag->out, MPX_M_PUT);
     mpx_frame_str(&ag->out, key);
     mpx_frame_str(&ag->out, val);
+    mpx_frame_end(&ag->out);
+    send_now(ag);
+}
+
+void mpx_agent_ucmd(mpx_job *job, const mpx_rank *r, const dmpi_pmi_msg *m)
+{
+    struct mpx_agent *ag = job->agent;
+    dmpi_pmi_line l;
+    dmpi_pmi_line_begin(&l, m->cmd);
+    for (int i = 0; i < m->nattr; i++)
+        if (m->attr[i].val) dmpi_pmi_line_str(&l, m->attr[i].name, m->attr[i].val);
+    if (ag->fd < 0 || dmpi_pmi_line_end(&l) != 0) return; /* (a line that came in fits) */
+    mpx_frame_begin(&ag->out, MPX_M_UCMD);
+    mpx_frame_u32(&ag->out, (uint32_t)r->rank);
+    mpx_frame_bytes(&ag->out, l.buf, l.len);
     mpx_frame_end(&ag->out);
     send_now(ag);
 }
@@ -134,6 +152,13 @@ static int handle_frame(mpx_job *job, mpx_frame *f)
         job->inoff = 0;
         mpx_stdin_writable(job);
         return 0;
+    case MPX_M_UREPLY: {
+        uint32_t rank = mpx_frame_get_u32(f);
+        uint32_t i = rank - (uint32_t)job->ranks[0].rank;
+        if (f->bad || i >= (uint32_t)job->n) return -1;
+        mpx_pmi_reply_text(job, &job->ranks[i], f->p, f->len);
+        return 0;
+    }
     case MPX_M_INEOF:
         job->stdin_eof = true;
         if (job->inlen == 0) mpx_stdin_close(job);
@@ -219,6 +244,23 @@ static char *xstrdup(const char *s)
     return d;
 }
 
+static void add_env(mpx_opts *o, const char *name, const char *value)
+{
+    o->env = mpx_xrealloc(o->env, sizeof *o->env * (size_t)(o->nenv + 1));
+    o->env[o->nenv].name = xstrdup(name);
+    o->env[o->nenv++].value = xstrdup(value);
+}
+
+/* This host's address as mpiexec reached it: where this host's ranks
+ * listen for MPI_Comm_connect (DMPI_PORT_ADDR, docs/dynproc.md). */
+static int uplink_addr(int fd, char *out, size_t outlen)
+{
+    struct sockaddr_in a;
+    socklen_t len = sizeof a;
+    if (getsockname(fd, (struct sockaddr *)&a, &len) != 0 || a.sin_family != AF_INET) return -1;
+    return inet_ntop(AF_INET, &a.sin_addr, out, (socklen_t)outlen) ? 0 : -1;
+}
+
 /* Waits for the job frame: 0 and f set, or -1 after a message. */
 static int read_job_frame(struct mpx_agent *ag, mpx_frame *f, size_t *size)
 {
@@ -290,7 +332,7 @@ int mpx_agent_main(int argc, char **argv)
     const char *prog = mpx_frame_get_str(&f);
     uint32_t nargs = mpx_frame_get_u32(&f);
     if (f.bad || nargs == 0 || nargs > f.len || job.n < 1 || job.n > MPX_MAX_PROCS || first < 0 ||
-        job.size < first + job.n || strlen(jobid) != 16) {
+        job.size < first + job.n || strlen(jobid) < 16 || strlen(jobid) >= sizeof job.jobid) {
         fprintf(stderr, "mpiexec agent: malformed job description\n");
         close(ag.fd);
         mpx_buf_free(&ag.in);
@@ -306,17 +348,37 @@ int mpx_agent_main(int argc, char **argv)
         const char *s = mpx_frame_get_str(&f);
         const char *eq = s ? strchr(s, '=') : NULL;
         if (!eq) continue;
-        opts.env = mpx_xrealloc(opts.env, sizeof *opts.env * (size_t)(opts.nenv + 1));
-        opts.env[opts.nenv].name = mpx_xmalloc((size_t)(eq - s) + 1);
-        memcpy(opts.env[opts.nenv].name, s, (size_t)(eq - s));
-        opts.env[opts.nenv].name[eq - s] = '\0';
-        opts.env[opts.nenv++].value = xstrdup(eq + 1);
+        char *name = mpx_xmalloc((size_t)(eq - s) + 1);
+        memcpy(name, s, (size_t)(eq - s));
+        name[eq - s] = '\0';
+        add_env(&opts, name, eq + 1);
+        free(name);
     }
+    /* this job's place in the universe (spawn.c) */
+    int sub = (int)mpx_frame_get_u32(&f), appnum = (int)mpx_frame_get_u32(&f);
+    opts.usize = (int)mpx_frame_get_u32(&f);
+    const char *uni_id = mpx_frame_get_str(&f);
+    uint32_t uni_base = mpx_frame_get_u32(&f), uni_cap = mpx_frame_get_u32(&f);
+    const char *parent_port = mpx_frame_get_str(&f);
+    if (f.bad) {
+        fprintf(stderr, "mpiexec agent: malformed job description\n");
+        close(ag.fd);
+        mpx_buf_free(&ag.in);
+        return 1;
+    }
+    char num[32], addr[64] = "";
+    add_env(&opts, "DMPI_UNIVERSE_ID", uni_id);
+    snprintf(num, sizeof num, "%u", uni_base);
+    add_env(&opts, "DMPI_UNIVERSE_BASE", num);
+    snprintf(num, sizeof num, "%u", uni_cap);
+    add_env(&opts, "DMPI_UNIVERSE_SIZE", num);
+    if (parent_port[0]) add_env(&opts, "DMPI_PARENT_PORT", parent_port);
+    if (uplink_addr(ag.fd, addr, sizeof addr) == 0) add_env(&opts, "DMPI_PORT_ADDR", addr);
     opts.np = job.n;
     opts.argv = args;
     opts.prog_path = xstrdup(prog);
     ag.host = xstrdup(host);
-    memcpy(job.jobid, jobid, 17);
+    snprintf(job.jobid, sizeof job.jobid, "%s", jobid);
     snprintf(job.kvsname, sizeof job.kvsname, "kvs_%s", job.jobid);
     job.mapping = xstrdup(mapping);
     char *cwd_copy = xstrdup(cwd);
@@ -333,6 +395,8 @@ int mpx_agent_main(int argc, char **argv)
     if (job.ranks && args) {
         for (int i = 0; i < job.n; i++) {
             job.ranks[i].rank = first + i;
+            job.ranks[i].sub = sub;
+            job.ranks[i].appnum = appnum;
             job.ranks[i].pmi_fd = job.ranks[i].out[0].fd = job.ranks[i].out[1].fd = -1;
         }
         mpx_log_agent = &ag;

@@ -31,8 +31,13 @@
 extern char **environ;
 
 typedef struct agent {
+    int idx;               /* in mpx_front.a, and its --host-index */
     const char *host;
-    int first, count;      /* its ranks */
+    int hidx;              /* the host's index in the options */
+    int sub;               /* its ranks' job: 0 the first, then one per spawn */
+    int first, count;      /* its ranks: job->ranks[first .. first+count) */
+    int rank0;             /* the rank of job->ranks[first] in its job */
+    double start;          /* its launcher started at */
     pid_t pid;             /* the launcher, 0 none */
     bool reaped;
     int wstatus;
@@ -51,14 +56,14 @@ typedef struct pending {
 } pending;
 
 struct mpx_front {
-    agent *a;
-    int na;
+    agent **a;             /* one per host of the first job, then per block of a spawned job */
+    int na, acap;
+    int *node_of_host;     /* per host of the options: its node id (-1 none yet) */
+    int *load;             /* per host: ranks placed on it, of every job */
+    int nnodes;            /* node ids given out */
     int lfd, port;
     char addr[64], key[33];
     pending pend[MAX_PENDING];
-    double start;          /* launchers started at */
-    char **dkey, **dval;   /* puts since the last barrier */
-    int nd, dcap;
     bool in_sent;          /* a stdin chunk awaits its ack */
     char **lcmd;           /* the launcher command split in words */
     int nlcmd;
@@ -191,6 +196,7 @@ static bool env_skipped(const char *e, bool srun)
 {
     static const char *const names[] = {"HOSTNAME=", "HOST=", "PWD=", "OLDPWD=", "SHLVL=", "_=",
                                         "DISPLAY=", "XAUTHORITY=", "SSH_", "PMI_", "PMIX_", "DMPI_JOBID=",
+                                        "DMPI_UNIVERSE_", "DMPI_PARENT_PORT=", "DMPI_PORT_ADDR=",
                                         "DMPI_LOCAL_RANK=", "DMPI_LOCAL_SIZE=", "MPI_LOCAL", "MPIEXEC_",
                                         "SLURMD_NODENAME=", "SLURM_NODEID=", "SLURM_PROCID=", "SLURM_LOCALID=",
                                         "SLURM_TASK_PID=", "SLURM_GTIDS=", "SLURM_STEP_", "SLURM_STEPID=",
@@ -206,27 +212,35 @@ static bool env_skipped(const char *e, bool srun)
 
 /* The job frame: jobid, host, size, first rank, count, label, mapping,
  * cwd, program path, argc, argv..., nenv, "NAME=VALUE"... (mpiexec's
- * environment, then -env/-genv/-x on top). */
-static void queue_job_frame(mpx_job *job, agent *a)
+ * environment, then -env/-genv/-x on top), then the job's place in the
+ * universe: job index, appnum, MPI_UNIVERSE_SIZE, universe id, universe
+ * index of the job's rank 0, universe size, parent port ("" none). The
+ * first job's agents get theirs before the universe is set up (spawn.c):
+ * job 0, base 0. */
+static void queue_job_frame(mpx_job *job, agent *a, const char *mapping)
 {
     const mpx_opts *o = job->opts;
+    const mpx_rank *r0 = &job->ranks[a->first];
+    const mpx_sub *sb = a->sub > 0 ? &job->subs[a->sub] : NULL;
     mpx_buf *b = &a->out;
     char cwd[4096];
-    if (getcwd(cwd, sizeof cwd) == NULL) snprintf(cwd, sizeof cwd, "/");
+    if (sb && r0->wdir) snprintf(cwd, sizeof cwd, "%s", r0->wdir);
+    else if (getcwd(cwd, sizeof cwd) == NULL) snprintf(cwd, sizeof cwd, "/");
+    char *const *argv = sb ? r0->argv : o->argv;
     mpx_frame_begin(b, MPX_M_JOB);
-    mpx_frame_str(b, job->jobid);
+    mpx_frame_str(b, sb ? sb->jobid : job->jobid);
     mpx_frame_str(b, a->host);
-    mpx_frame_u32(b, (uint32_t)job->size);
-    mpx_frame_u32(b, (uint32_t)a->first);
+    mpx_frame_u32(b, (uint32_t)(sb ? sb->n : job->size));
+    mpx_frame_u32(b, (uint32_t)a->rank0);
     mpx_frame_u32(b, (uint32_t)a->count);
     mpx_frame_u32(b, o->label);
-    mpx_frame_str(b, job->mapping);
+    mpx_frame_str(b, mapping);
     mpx_frame_str(b, cwd);
-    mpx_frame_str(b, o->prog_path);
+    mpx_frame_str(b, sb ? r0->prog : o->prog_path);
     uint32_t argc = 0;
-    while (o->argv[argc]) argc++;
+    while (argv[argc]) argc++;
     mpx_frame_u32(b, argc);
-    for (uint32_t i = 0; i < argc; i++) mpx_frame_str(b, o->argv[i]);
+    for (uint32_t i = 0; i < argc; i++) mpx_frame_str(b, argv[i]);
     uint32_t nenv = 0;
     for (char **e = environ; *e; e++) nenv += !env_skipped(*e, o->srun);
     for (int i = 0; i < o->nenv; i++) nenv += o->env[i].value || getenv(o->env[i].name);
@@ -242,6 +256,13 @@ static void queue_job_frame(mpx_job *job, agent *a)
         mpx_frame_str(b, s);
         free(s);
     }
+    mpx_frame_u32(b, (uint32_t)a->sub);
+    mpx_frame_u32(b, (uint32_t)r0->appnum);
+    mpx_frame_u32(b, (uint32_t)(o->usize ? o->usize : job->size));
+    mpx_frame_str(b, job->jobid);
+    mpx_frame_u32(b, (uint32_t)(sb ? sb->base : 0));
+    mpx_frame_u32(b, (uint32_t)job->cap);
+    mpx_frame_str(b, sb && sb->parent_port ? sb->parent_port : "");
     mpx_frame_end(b);
 }
 
@@ -249,21 +270,34 @@ static void free_front(struct mpx_front *f)
 {
     if (f == NULL) return;
     for (int i = 0; i < f->na; i++) {
-        mpx_buf_free(&f->a[i].in);
-        mpx_buf_free(&f->a[i].out);
-        mpx_buf_free(&f->a[i].errbuf);
+        mpx_buf_free(&f->a[i]->in);
+        mpx_buf_free(&f->a[i]->out);
+        mpx_buf_free(&f->a[i]->errbuf);
+        free(f->a[i]);
     }
-    for (int i = 0; i < f->nd; i++) {
-        free(f->dkey[i]);
-        free(f->dval[i]);
-    }
-    free(f->dkey);
-    free(f->dval);
+    free(f->node_of_host);
+    free(f->load);
     for (int i = 0; i < f->nlcmd; i++) free(f->lcmd[i]);
     free(f->lcmd);
     free(f->a);
     if (f->lfd >= 0) close(f->lfd);
     free(f);
+}
+
+static agent *new_agent(struct mpx_front *f, int hidx, const char *host)
+{
+    if (f->na == f->acap) {
+        f->acap = f->acap ? 2 * f->acap : 8;
+        f->a = mpx_xrealloc(f->a, sizeof *f->a * (size_t)f->acap);
+    }
+    agent *a = mpx_xmalloc(sizeof *a);
+    memset(a, 0, sizeof *a);
+    a->idx = f->na;
+    a->hidx = hidx;
+    a->host = host;
+    a->fd = a->errfd = -1;
+    f->a[f->na++] = a;
+    return a;
 }
 
 int mpx_front_init(mpx_job *job)
@@ -284,27 +318,24 @@ int mpx_front_init(mpx_job *job)
     f->lfd = -1;
     job->front = f;
     for (int i = 0; i < MAX_PENDING; i++) f->pend[i].fd = -1;
-    f->a = calloc((size_t)o->nhosts, sizeof *f->a);
+    f->node_of_host = mpx_xmalloc(sizeof *f->node_of_host * (size_t)o->nhosts);
+    f->load = mpx_xmalloc(sizeof *f->load * (size_t)o->nhosts);
     int *used = mpx_xmalloc(sizeof *used * (size_t)o->nhosts);
     int first = 0;
     bool all_local = true;
-    for (int h = 0; h < o->nhosts && f->a; h++) {
+    for (int h = 0; h < o->nhosts; h++) {
+        f->node_of_host[h] = -1;
+        f->load[h] = count[h];
         if (count[h] == 0) continue; /* more hosts than ranks */
-        agent *a = &f->a[f->na];
-        a->host = o->hosts[h].name;
-        a->first = first;
+        f->node_of_host[h] = f->nnodes++; /* node k of the mapping is the k-th agent's */
+        agent *a = new_agent(f, h, o->hosts[h].name);
+        a->first = a->rank0 = first;
         a->count = count[h];
-        a->fd = a->errfd = -1;
-        used[f->na++] = count[h];
+        used[a->idx] = count[h];
         first += count[h];
-        all_local &= mpx_host_is_local(a->host);
     }
+    for (int h = 0; h < o->nhosts; h++) all_local &= mpx_host_is_local(o->hosts[h].name);
     free(count);
-    if (f->a == NULL) {
-        free(used);
-        mpx_log("out of memory");
-        goto fail;
-    }
     job->mapping = mpx_hosts_mapping(used, f->na);
     free(used);
 
@@ -342,7 +373,7 @@ int mpx_front_init(mpx_job *job)
         goto fail;
     }
     mpx_random_hex(f->key, 32);
-    for (int i = 0; i < f->na; i++) queue_job_frame(job, &f->a[i]);
+    for (int i = 0; i < f->na; i++) queue_job_frame(job, f->a[i], job->mapping);
     return 0;
 fail:
     free_front(f);
@@ -406,11 +437,22 @@ static int start_launcher(mpx_job *job, agent *a, int idx)
     (void)setpgid(pid, pid);
     close(ep[1]);
     a->pid = pid;
+    a->start = mpx_now();
     a->errfd = ep[0];
     mpx_set_nonblock(ep[0]);
     mpx_loop_add(ep[0], MPX_EV_LAUNCHER, idx, true, false);
     job->live++;
     return 0;
+}
+
+/* Marks agents from..na-1 out of the job before they started: their ranks are gone. */
+static void never_started(mpx_job *job, int from)
+{
+    struct mpx_front *f = job->front;
+    for (int j = from; j < f->na; j++) {
+        f->a[j]->ended = true;
+        for (int r = f->a[j]->first; r < f->a[j]->first + f->a[j]->count; r++) mpx_pmi_gone(job, &job->ranks[r]);
+    }
 }
 
 static int launch_remote(mpx_job *job)
@@ -421,19 +463,78 @@ static int launch_remote(mpx_job *job)
         return -1;
     }
     fflush(NULL);
-    f->start = mpx_now();
     for (int i = 0; i < f->na; i++) {
-        if (start_launcher(job, &f->a[i], i) != 0) {
-            for (int j = i; j < f->na; j++) {
-                f->a[j].ended = true;
-                for (int r = f->a[j].first; r < f->a[j].first + f->a[j].count; r++)
-                    mpx_pmi_gone(job, &job->ranks[r]);
-            }
+        if (start_launcher(job, f->a[i], i) != 0) {
+            never_started(job, i);
             return -1;
         }
     }
     job->stdin_src = 0;
     return 0;
+}
+
+/* Starts the ranks of spawned job `sub` (spawn.c made their records).
+ * Each command's ranks go, one by one, to the host with the fewest ranks
+ * of every job for its slots (-ppn, the host's slots, else 1), the first
+ * such host on a tie; then one agent per host and command starts them, as
+ * a block of consecutive ranks. A host keeps its node id in every job. */
+int mpx_front_spawn(mpx_job *job, int sub)
+{
+    struct mpx_front *f = job->front;
+    const mpx_opts *o = job->opts;
+    const mpx_sub *sb = &job->subs[sub];
+    int *count = mpx_xmalloc(sizeof *count * (size_t)o->nhosts);
+    size_t mcap = 64, mlen = (size_t)snprintf(NULL, 0, "(vector");
+    char *mapping = mpx_xmalloc(mcap);
+    snprintf(mapping, mcap, "(vector");
+    int from = f->na, end = sb->first + sb->n;
+    for (int k = sb->first; k < end;) {
+        int app = job->ranks[k].appnum, np = 0;
+        while (k + np < end && job->ranks[k + np].appnum == app) np++;
+        memset(count, 0, sizeof *count * (size_t)o->nhosts);
+        for (int i = 0; i < np; i++) {
+            int best = 0;
+            double best_load = 0;
+            for (int h = 0; h < o->nhosts; h++) {
+                int slots = o->ppn ? o->ppn : o->hosts[h].slots ? o->hosts[h].slots : 1;
+                double l = (double)f->load[h] / slots;
+                if (h == 0 || l < best_load) best = h, best_load = l;
+            }
+            count[best]++;
+            f->load[best]++;
+        }
+        for (int h = 0; h < o->nhosts; h++) {
+            if (count[h] == 0) continue;
+            if (f->node_of_host[h] < 0) f->node_of_host[h] = f->nnodes++;
+            agent *a = new_agent(f, h, o->hosts[h].name);
+            a->sub = sub;
+            a->first = k;
+            a->rank0 = k - sb->first;
+            a->count = count[h];
+            k += count[h];
+            char blk[48];
+            int bl = snprintf(blk, sizeof blk, ",(%d,1,%d)", f->node_of_host[h], count[h]);
+            if (mlen + (size_t)bl + 2 > mcap) {
+                mcap = 2 * (mlen + (size_t)bl + 2);
+                mapping = mpx_xrealloc(mapping, mcap);
+            }
+            memcpy(mapping + mlen, blk, (size_t)bl + 1);
+            mlen += (size_t)bl;
+        }
+    }
+    memcpy(mapping + mlen, ")", 2);
+    free(count);
+    int rc = 0;
+    fflush(NULL);
+    for (int i = from; i < f->na && rc == 0; i++) {
+        queue_job_frame(job, f->a[i], mapping);
+        if (start_launcher(job, f->a[i], i) != 0) {
+            never_started(job, i);
+            rc = -1;
+        }
+    }
+    free(mapping);
+    return rc;
 }
 
 /* SIGTERM/SIGKILL end the ranks (the agents escalate by themselves);
@@ -443,7 +544,7 @@ static void signal_remote(mpx_job *job, int sig)
 {
     struct mpx_front *f = job->front;
     for (int i = 0; i < f->na; i++) {
-        agent *a = &f->a[i];
+        agent *a = f->a[i];
         if (a->ended) continue;
         if (a->connected) {
             mpx_frame_begin(&a->out, MPX_M_SIG);
@@ -473,7 +574,7 @@ static void agent_flush(mpx_job *job, agent *a)
     bool want = a->out.len > a->out.off;
     if (want != a->want_out) {
         a->want_out = want;
-        mpx_loop_mod(a->fd, MPX_EV_AGENT, (int)(a - job->front->a), true, want);
+        mpx_loop_mod(a->fd, MPX_EV_AGENT, a->idx, true, want);
     }
 }
 
@@ -486,9 +587,45 @@ static void lost(mpx_job *job, agent *a, const char *why)
     agent_end(job, a);
 }
 
-static bool own_rank(agent *a, uint32_t r)
+/* The record of rank r of the agent's job, or NULL when the agent does not hold it. */
+static mpx_rank *own_rank(mpx_job *job, agent *a, uint32_t r)
 {
-    return r >= (uint32_t)a->first && r < (uint32_t)(a->first + a->count);
+    if (r < (uint32_t)a->rank0 || r >= (uint32_t)(a->rank0 + a->count)) return NULL;
+    return &job->ranks[a->first + (int)(r - (uint32_t)a->rank0)];
+}
+
+/* A universe command of one of the agent's ranks (spawn.c answers it,
+ * through mpx_front_reply). 0, or -1 when malformed. */
+static int universe_command(mpx_job *job, mpx_rank *rk, const char *p, size_t len)
+{
+    char *text = mpx_xmalloc(len + 1);
+    memcpy(text, p, len);
+    dmpi_pmi_msg m;
+    int rc = len > 0 && len <= DMPI_PMI_MAXLINE && dmpi_pmi_parse(text, len, &m) == 0 ? 0 : -1;
+    if (rc == 0 && !mpx_universe_handle(job, rk, &m)) {
+        dmpi_pmi_line l;
+        dmpi_pmi_line_begin(&l, m.cmd);
+        dmpi_pmi_line_int(&l, "rc", -1);
+        dmpi_pmi_line_str(&l, "msg", "unsupported_command");
+        mpx_pmi_reply(job, rk, &l);
+    }
+    free(text);
+    return rc;
+}
+
+void mpx_front_reply(mpx_job *job, const mpx_rank *r, const char *text, size_t len)
+{
+    struct mpx_front *f = job->front;
+    int g = (int)(r - job->ranks);
+    for (int i = 0; i < f->na; i++) {
+        agent *a = f->a[i];
+        if (a->ended || g < a->first || g >= a->first + a->count) continue;
+        mpx_frame_begin(&a->out, MPX_M_UREPLY);
+        mpx_frame_u32(&a->out, (uint32_t)r->rank);
+        mpx_frame_bytes(&a->out, text, len);
+        send_frame_end(job, a);
+        return;
+    }
 }
 
 /* 0, or -1 when the frame is malformed */
@@ -508,34 +645,39 @@ static int handle_frame(mpx_job *job, agent *a, mpx_frame *fr)
         if (job->phase == MPX_RUNNING) mpx_log("%s", s); /* after a failure: its echoes */
         return 0;
     }
-    case MPX_M_PUT: {
+    case MPX_M_PUT: { /* kept for the agents of the job, sent at its barrier's end */
         const char *k = mpx_frame_get_str(fr), *v = mpx_frame_get_str(fr);
         if (!k || !v) return -1;
-        mpx_kvs_put(job->kvs, k, v);
-        if (f->nd == f->dcap) {
-            f->dcap = f->dcap ? 2 * f->dcap : 64;
-            f->dkey = mpx_xrealloc(f->dkey, sizeof *f->dkey * (size_t)f->dcap);
-            f->dval = mpx_xrealloc(f->dval, sizeof *f->dval * (size_t)f->dcap);
+        mpx_sub *sb = &job->subs[a->sub];
+        mpx_kvs_put(sb->kvs, k, v);
+        if (sb->nd == sb->dcap) {
+            sb->dcap = sb->dcap ? 2 * sb->dcap : 64;
+            sb->dkey = mpx_xrealloc(sb->dkey, sizeof *sb->dkey * (size_t)sb->dcap);
+            sb->dval = mpx_xrealloc(sb->dval, sizeof *sb->dval * (size_t)sb->dcap);
         }
-        f->dkey[f->nd] = mpx_xmalloc(strlen(k) + 1);
-        strcpy(f->dkey[f->nd], k);
-        f->dval[f->nd] = mpx_xmalloc(strlen(v) + 1);
-        strcpy(f->dval[f->nd++], v);
+        sb->dkey[sb->nd] = mpx_xmalloc(strlen(k) + 1);
+        strcpy(sb->dkey[sb->nd], k);
+        sb->dval[sb->nd] = mpx_xmalloc(strlen(v) + 1);
+        strcpy(sb->dval[sb->nd++], v);
         return 0;
     }
     case MPX_M_BIN:
     case MPX_M_GONE: {
-        uint32_t r = mpx_frame_get_u32(fr);
-        if (fr->bad || !own_rank(a, r)) return -1;
-        mpx_rank *rk = &job->ranks[r];
+        mpx_rank *rk = own_rank(job, a, mpx_frame_get_u32(fr));
+        if (fr->bad || !rk) return -1;
         if (fr->type == MPX_M_GONE) {
             mpx_pmi_gone(job, rk);
         } else if (!rk->in_barrier) {
             rk->in_barrier = true;
-            job->barrier_count++;
+            job->subs[a->sub].barrier_count++;
             mpx_pmi_check_barrier(job);
         }
         return 0;
+    }
+    case MPX_M_UCMD: {
+        mpx_rank *rk = own_rank(job, a, mpx_frame_get_u32(fr));
+        if (fr->bad || !rk) return -1;
+        return universe_command(job, rk, fr->p, fr->len);
     }
     case MPX_M_FAIL: {
         uint32_t st = mpx_frame_get_u32(fr);
@@ -646,13 +788,13 @@ static void pending_readable(mpx_job *job, pending *p)
         pending_close(p);
         return;
     }
-    if (idx < 0 || idx >= f->na || f->a[idx].connected || f->a[idx].ended || job->phase != MPX_RUNNING) {
-        if (idx < 0 || idx >= f->na || f->a[idx].connected)
+    if (idx < 0 || idx >= f->na || f->a[idx]->connected || f->a[idx]->ended || job->phase != MPX_RUNNING) {
+        if (idx < 0 || idx >= f->na || f->a[idx]->connected)
             mpx_log("agent connection from %s for host index %d refused (unknown or already connected)", p->peer, idx);
         pending_close(p);
         return;
     }
-    agent *a = &f->a[idx];
+    agent *a = f->a[idx];
     mpx_loop_del(p->fd);
     a->fd = p->fd;
     p->fd = -1;
@@ -674,9 +816,9 @@ void mpx_front_event(mpx_job *job, int kind, int idx, unsigned events)
     } else if (kind == MPX_EV_PENDING) {
         if (f->pend[idx].fd >= 0) pending_readable(job, &f->pend[idx]);
     } else if (kind == MPX_EV_LAUNCHER) {
-        read_launcher(job, &f->a[idx]);
+        read_launcher(job, f->a[idx]);
     } else if (kind == MPX_EV_AGENT) {
-        agent *a = &f->a[idx];
+        agent *a = f->a[idx];
         if (a->fd >= 0 && (events & EPOLLOUT)) agent_flush(job, a);
         if (a->fd >= 0 && (events & ~EPOLLOUT)) agent_readable(job, a);
     }
@@ -684,33 +826,34 @@ void mpx_front_event(mpx_job *job, int kind, int idx, unsigned events)
 
 /* ------------------------------------------------- barriers and stdin */
 
-void mpx_front_barrier_out(mpx_job *job, int rc)
+void mpx_front_barrier_out(mpx_job *job, int sub, int rc)
 {
     struct mpx_front *f = job->front;
+    mpx_sub *sb = &job->subs[sub];
     for (int i = 0; i < f->na; i++) {
-        agent *a = &f->a[i];
-        if (a->ended) continue;
-        for (int k = 0; k < f->nd && rc == 0; k++) {
+        agent *a = f->a[i];
+        if (a->ended || a->sub != sub) continue;
+        for (int k = 0; k < sb->nd && rc == 0; k++) {
             mpx_frame_begin(&a->out, MPX_M_KV);
-            mpx_frame_str(&a->out, f->dkey[k]);
-            mpx_frame_str(&a->out, f->dval[k]);
+            mpx_frame_str(&a->out, sb->dkey[k]);
+            mpx_frame_str(&a->out, sb->dval[k]);
             mpx_frame_end(&a->out);
         }
         mpx_frame_begin(&a->out, MPX_M_BOUT);
         mpx_frame_u32(&a->out, rc == 0 ? 0 : 1);
         send_frame_end(job, a);
     }
-    for (int k = 0; k < f->nd; k++) {
-        free(f->dkey[k]);
-        free(f->dval[k]);
+    for (int k = 0; k < sb->nd; k++) {
+        free(sb->dkey[k]);
+        free(sb->dval[k]);
     }
-    f->nd = 0;
+    sb->nd = 0;
 }
 
 void mpx_front_stdin(mpx_job *job)
 {
     struct mpx_front *f = job->front;
-    agent *a = &f->a[0]; /* rank 0's */
+    agent *a = f->a[0]; /* rank 0's */
     if (a->ended) {
         mpx_stdin_close(job);
         return;
@@ -738,7 +881,7 @@ void mpx_front_reap(mpx_job *job)
         if (pid < 0 && errno == EINTR) continue;
         if (pid <= 0) return;
         for (int i = 0; i < f->na; i++) {
-            agent *a = &f->a[i];
+            agent *a = f->a[i];
             if (a->pid != pid || a->reaped) continue;
             a->reaped = true;
             a->wstatus = st;
@@ -765,8 +908,8 @@ void mpx_front_timers(mpx_job *job, double now)
     struct mpx_front *f = job->front;
     double limit = job->opts->agent_timeout;
     for (int i = 0; i < f->na; i++) {
-        agent *a = &f->a[i];
-        if (a->connected || a->ended || now - f->start < limit) continue;
+        agent *a = f->a[i];
+        if (a->connected || a->ended || a->pid == 0 || now - a->start < limit) continue;
         if (job->phase == MPX_RUNNING) {
             char why[96];
             snprintf(why, sizeof why, "the agent did not connect within %g s", limit);
@@ -778,7 +921,7 @@ void mpx_front_timers(mpx_job *job, double now)
     }
     if (job->phase != MPX_RUNNING && now - job->term_time >= MPX_AGENT_GRACE) {
         for (int i = 0; i < f->na; i++) {
-            agent *a = &f->a[i];
+            agent *a = f->a[i];
             if (a->ended) continue;
             mpx_log("the agent on host %s did not finish %g s after the job was killed; giving up on it",
                     a->host, MPX_AGENT_GRACE);
@@ -793,10 +936,10 @@ double mpx_front_next_timer(mpx_job *job, double now)
     struct mpx_front *f = job->front;
     double t = -1;
     for (int i = 0; i < f->na; i++) {
-        if (f->a[i].connected || f->a[i].ended) continue;
-        double d = f->start + job->opts->agent_timeout - now;
-        t = d < 0 ? 0 : d;
-        break;
+        if (f->a[i]->connected || f->a[i]->ended || f->a[i]->pid == 0) continue;
+        double d = f->a[i]->start + job->opts->agent_timeout - now;
+        if (d < 0) d = 0;
+        if (t < 0 || d < t) t = d;
     }
     if (job->phase != MPX_RUNNING && job->live > 0) {
         double d = job->term_time + MPX_AGENT_GRACE - now;
@@ -822,7 +965,7 @@ void mpx_front_finish(mpx_job *job)
         if (f->pend[i].fd >= 0) pending_close(&f->pend[i]);
     double t0 = mpx_now();
     for (int i = 0; i < f->na; i++) {
-        agent *a = &f->a[i];
+        agent *a = f->a[i];
         agent_close(job, a);
         while (a->pid > 0 && !a->reaped) {
             int st;

@@ -94,17 +94,18 @@ static void exec_rank(mpx_job *job, mpx_rank *r, pid_t parent, int in_fd, int ou
     if (fcntl(pmi_fd, F_SETFD, 0) != 0) _exit(127); /* keep it across exec */
 
     const mpx_opts *o = job->opts;
-    for (int i = 0; i < o->nenv; i++)
-        if (o->env[i].value) setenv(o->env[i].name, o->env[i].value, 1);
     unsetenv("PMI_PORT"); /* from an enclosing launcher: would confuse PMI clients */
     unsetenv("PMI_ID");
     drop_pmix_env();
-    /* this job's place in the universe (spawn.c); none across hosts */
-    const mpx_sub *sb = job->subs ? &job->subs[r->sub] : NULL;
-    int first = sb ? sb->first : 0, n = sb ? sb->n : job->n;
-    unsetenv("DMPI_PARENT_PORT");
+    unsetenv("DMPI_PARENT_PORT"); /* from an enclosing job, or set below */
     unsetenv("DMPI_UNIVERSE_ID");
     unsetenv("DMPI_UNIVERSE_BASE");
+    unsetenv("DMPI_PORT_ADDR");
+    for (int i = 0; i < o->nenv; i++) /* an agent's include its job's place in the universe */
+        if (o->env[i].value) setenv(o->env[i].name, o->env[i].value, 1);
+    /* this job's place in the universe (spawn.c), on one host */
+    const mpx_sub *sb = job->subs ? &job->subs[r->sub] : NULL;
+    int first = sb ? sb->first : 0, n = sb ? sb->n : job->n;
     if (sb) {
         setenv("DMPI_UNIVERSE_ID", job->jobid, 1);
         setenv_int("DMPI_UNIVERSE_BASE", sb->base);

@@ -335,15 +335,12 @@ int main(int argc, char **argv)
     job.boot = job.mode == MPX_MODE_FRONT ? &mpx_bootstrap_remote : &mpx_bootstrap_local;
     job.n = job.size = opts.np;
     job.stdin_src = job.stdin_dst = -1;
-    /* On one host the universe has room for spawned processes (spawn.c):
-     * -usize, else DMPI_UNIVERSE_SIZE, else np + 1024 (the
-     * MPI_UNIVERSE_SIZE attribute is np then: pmi_server.c). */
-    job.cap = job.n;
-    if (job.mode == MPX_MODE_LOCAL) {
-        job.cap = opts.usize ? opts.usize : job.n + 1024;
-        if (job.cap < job.n) job.cap = job.n;
-        if (job.cap > MPX_MAX_PROCS) job.cap = job.n > MPX_MAX_PROCS ? job.n : MPX_MAX_PROCS;
-    }
+    /* The universe has room for spawned processes (spawn.c): -usize, else
+     * DMPI_UNIVERSE_SIZE, else np + 1024 (the MPI_UNIVERSE_SIZE attribute
+     * is np then: pmi_server.c). */
+    job.cap = opts.usize ? opts.usize : job.n + 1024;
+    if (job.cap < job.n) job.cap = job.n;
+    if (job.cap > MPX_MAX_PROCS) job.cap = job.n > MPX_MAX_PROCS ? job.n : MPX_MAX_PROCS;
     job.ranks = calloc((size_t)job.cap, sizeof *job.ranks);
     if (job.ranks == NULL) {
         mpx_log("out of memory");

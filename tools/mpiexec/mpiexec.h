@@ -147,6 +147,8 @@ typedef struct mpx_sub {
     struct mpx_kvs *kvs;
     int barrier_count;
     char *parent_port;       /* spawned: the port its parents accept on */
+    char **dkey, **dval;     /* across hosts: its puts since its last barrier */
+    int nd, dcap;
 } mpx_sub;
 
 enum { MPX_MODE_LOCAL, MPX_MODE_FRONT, MPX_MODE_AGENT };
@@ -162,12 +164,12 @@ typedef struct mpx_job {
     const char *host;        /* agent: its host's name */
     struct mpx_front *front; /* front: agents */
     struct mpx_agent *agent; /* agent: the link to mpiexec */
-    char jobid[17];
-    char kvsname[32];
+    char jobid[40];          /* a spawned job's agent: that job's (mpx_sub.jobid) */
+    char kvsname[64];
     pid_t pgid;
     struct mpx_kvs *kvs;
     int barrier_count;
-    /* the universe (local mode; subs NULL otherwise) */
+    /* the universe (mpiexec itself, on one host or with agents; NULL in an agent) */
     mpx_sub *subs;
     int nsub;
     int cap;                 /* rank records allocated: the universe size */
@@ -217,7 +219,10 @@ void mpx_front_reap(mpx_job *job);
 void mpx_front_timers(mpx_job *job, double now);
 double mpx_front_next_timer(mpx_job *job, double now);
 bool mpx_front_done(mpx_job *job, double now);
-void mpx_front_barrier_out(mpx_job *job, int rc);
+void mpx_front_barrier_out(mpx_job *job, int sub, int rc); /* the barrier of job `sub` */
+int mpx_front_spawn(mpx_job *job, int sub); /* start a spawned job's ranks on the hosts */
+/* a PMI reply for a rank on a host (a universe command's answer) */
+void mpx_front_reply(mpx_job *job, const mpx_rank *r, const char *text, size_t len);
 void mpx_front_stdin(mpx_job *job);  /* inbuf holds data (or stdin_eof): send it */
 void mpx_front_finish(mpx_job *job); /* after the loop: stop launchers, free */
 
@@ -229,6 +234,8 @@ void mpx_agent_put(mpx_job *job, const char *key, const char *val);
 void mpx_agent_barrier_in(mpx_job *job, const mpx_rank *r);
 void mpx_agent_gone(mpx_job *job, const mpx_rank *r);
 void mpx_agent_fail(mpx_job *job, int status);
+/* a universe command (dmpi_*): mpiexec answers it (spawn.c) */
+void mpx_agent_ucmd(mpx_job *job, const mpx_rank *r, const dmpi_pmi_msg *m);
 int mpx_agent_output(mpx_job *job, int dest, const char *buf, size_t n);
 /* the log line of an agent goes to mpiexec (set while connected) */
 extern struct mpx_agent *mpx_log_agent;
@@ -252,6 +259,8 @@ void mpx_universe_free(mpx_job *job);
 int mpx_launch_more(mpx_job *job, int first, int count);
 /* pmi_server.c: queue a reply line built by the caller */
 void mpx_pmi_reply(mpx_job *job, mpx_rank *r, dmpi_pmi_line *l);
+/* pmi_server.c: queue a reply that is already a whole line */
+void mpx_pmi_reply_text(mpx_job *job, mpx_rank *r, const char *text, size_t len);
 
 /* kvs.c */
 struct mpx_kvs *mpx_kvs_new(void);

@@ -25,13 +25,15 @@ enum {
     MPX_M_FAIL,    /* u32 status: a rank failed, the agent kills its ranks */
     MPX_M_INACK,   /* u32 closed: the last stdin chunk is delivered (or dropped) */
     MPX_M_DONE,    /* u32 status: every rank reaped, the agent exits */
+    MPX_M_UCMD,    /* u32 rank, str line: a universe command (dmpi_*) of that rank */
     /* mpiexec -> agent */
     MPX_M_JOB = 32, /* the job description, first frame (see front.c) */
     MPX_M_KV,       /* str key, str value: a put made before the barrier */
     MPX_M_BOUT,     /* u32 rc (0 ok, 1 failed): barrier complete */
     MPX_M_IN,       /* bytes for rank 0's stdin */
     MPX_M_INEOF,    /* end of stdin */
-    MPX_M_SIG       /* u32 signal: SIGTERM/SIGKILL kill the ranks, SIGSTOP/SIGCONT */
+    MPX_M_SIG,      /* u32 signal: SIGTERM/SIGKILL kill the ranks, SIGSTOP/SIGCONT */
+    MPX_M_UREPLY    /* u32 rank, bytes: the answer to that rank's universe command */
 };
 
 typedef struct mpx_buf {

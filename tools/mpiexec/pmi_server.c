@@ -23,7 +23,7 @@ int mpx_pmi_setup(mpx_job *job)
         job->ranks[i].rd = mpx_xmalloc(sizeof *job->ranks[i].rd);
         dmpi_pmi_reader_init(job->ranks[i].rd);
     }
-    return job->mode == MPX_MODE_LOCAL ? mpx_universe_setup(job) : 0;
+    return job->mode == MPX_MODE_AGENT ? 0 : mpx_universe_setup(job);
 }
 
 void mpx_pmi_close(mpx_job *job, mpx_rank *r)
@@ -87,26 +87,36 @@ void mpx_pmi_reply(mpx_job *job, mpx_rank *r, dmpi_pmi_line *l)
 /* Queues the reply built in `line` and tries to send it. */
 static void reply(mpx_job *job, mpx_rank *r)
 {
-    if (r->pmi_fd < 0 || dmpi_pmi_line_end(&line) != 0) return;
-    if (r->olen - r->ooff + line.len > OUTQ_MAX) {
+    if (dmpi_pmi_line_end(&line) != 0) return;
+    mpx_pmi_reply_text(job, r, line.buf, line.len);
+}
+
+void mpx_pmi_reply_text(mpx_job *job, mpx_rank *r, const char *text, size_t len)
+{
+    if (job->mode == MPX_MODE_FRONT) { /* the rank is on a host: its agent answers */
+        mpx_front_reply(job, r, text, len);
+        return;
+    }
+    if (r->pmi_fd < 0) return;
+    if (r->olen - r->ooff + len > OUTQ_MAX) {
         mpx_log("rank %d does not read its PMI replies; closing its PMI link", r->rank);
         mpx_pmi_close(job, r);
         mpx_rank_hup(job, r);
         return;
     }
-    if (r->olen + line.len > r->ocap) {
+    if (r->olen + len > r->ocap) {
         if (r->ooff > 0) {
             memmove(r->obuf, r->obuf + r->ooff, r->olen - r->ooff);
             r->olen -= r->ooff;
             r->ooff = 0;
         }
-        if (r->olen + line.len > r->ocap) {
-            r->ocap = (r->olen + line.len) * 2;
+        if (r->olen + len > r->ocap) {
+            r->ocap = (r->olen + len) * 2;
             r->obuf = mpx_xrealloc(r->obuf, r->ocap);
         }
     }
-    memcpy(r->obuf + r->olen, line.buf, line.len);
-    r->olen += line.len;
+    memcpy(r->obuf + r->olen, text, len);
+    r->olen += len;
     mpx_pmi_writable(job, r);
 }
 
@@ -139,7 +149,8 @@ static void barrier_done_range(mpx_job *job, int lo, int hi, int rc)
     }
 }
 
-/* Local mode: each job of the universe has its own barrier. */
+/* Each job of the universe has its own barrier; across hosts mpiexec
+ * sends its outcome to the job's agents, which answer their ranks. */
 static void check_sub_barriers(mpx_job *job)
 {
     for (int s = 0; s < job->nsub; s++) {
@@ -154,7 +165,12 @@ static void check_sub_barriers(mpx_job *job)
             if (rc == 0) continue;
         }
         sb->barrier_count = 0;
-        barrier_done_range(job, sb->first, sb->first + sb->n, rc);
+        if (job->mode == MPX_MODE_FRONT) {
+            for (int i = sb->first; i < sb->first + sb->n; i++) job->ranks[i].in_barrier = false;
+            mpx_front_barrier_out(job, s, rc);
+        } else {
+            barrier_done_range(job, sb->first, sb->first + sb->n, rc);
+        }
     }
 }
 
@@ -176,24 +192,7 @@ void mpx_pmi_check_barrier(mpx_job *job)
         check_sub_barriers(job);
         return;
     }
-    if (job->barrier_count == 0 || job->mode == MPX_MODE_AGENT) return;
-    int rc = 0;
-    if (job->barrier_count < job->n) {
-        if (job->gone == 0) return;
-        /* can every rank that has not entered still enter? */
-        for (int i = 0; i < job->n; i++) {
-            mpx_rank *r = &job->ranks[i];
-            if (!r->in_barrier && r->gone) { rc = -1; break; }
-        }
-        if (rc == 0) return;
-    }
-    if (job->mode == MPX_MODE_FRONT) {
-        for (int i = 0; i < job->n; i++) job->ranks[i].in_barrier = false;
-        job->barrier_count = 0;
-        mpx_front_barrier_out(job, rc);
-        return;
-    }
-    mpx_pmi_barrier_done(job, rc);
+    /* an agent: mpiexec runs the barrier */
 }
 
 static const char *kvsname_of(mpx_job *job, const mpx_rank *r)
@@ -327,7 +326,8 @@ static void handle(mpx_job *job, mpx_rank *r, char *text, size_t len)
         dmpi_pmi_line_begin(&line, "universe_size");
         dmpi_pmi_line_int(&line, "rc", 0);
         /* MPI_UNIVERSE_SIZE: what -usize asked for, else the first job's size */
-        dmpi_pmi_line_int(&line, "size", job->opts->usize && job->subs ? job->opts->usize : job->subs ? job->subs[0].n : job->size);
+        /* (an agent is told it: opts.usize) */
+        dmpi_pmi_line_int(&line, "size", job->opts->usize ? job->opts->usize : job->subs ? job->subs[0].n : job->size);
         reply(job, r);
     } else if (strcmp(c, "get_my_kvsname") == 0) {
         dmpi_pmi_line_begin(&line, "my_kvsname");

@@ -1,4 +1,4 @@
-/* mpiexec's universe (local mode): the jobs MPI_Comm_spawn starts in this
+/* mpiexec's universe: the jobs MPI_Comm_spawn starts in this
  * same mpiexec, one universe key space and the name service. Every job has
  * its own ranks, KVS, barrier and MPI_COMM_WORLD; every process has a
  * universe index (the first job 0..np-1, each spawned job the next free
@@ -6,7 +6,9 @@
  * universe key space, so that processes of different jobs can reach each
  * other (docs/dynproc.md). The universe has room for job->cap processes in
  * all (-usize / DMPI_UNIVERSE_SIZE); spawned processes are watched, killed
- * and reaped like the first job's (job.c).
+ * and reaped like the first job's (job.c). Across hosts the agents pass
+ * these commands to mpiexec and its answers back, and a spawned job's
+ * ranks start through agents of their own (front.c, mpx_front_spawn).
  *
  * Commands (PMI-1 lines, dmpi's own):
  *   dmpi_spawn parent_port= spec=    start a job; spec: commands separated
@@ -53,9 +55,16 @@ void mpx_universe_free(mpx_job *job)
         free(r->prog);
         free(r->wdir);
     }
-    for (int s = 1; s < job->nsub; s++) {
-        mpx_kvs_free(job->subs[s].kvs);
-        free(job->subs[s].parent_port);
+    for (int s = 0; s < job->nsub; s++) {
+        mpx_sub *sb = &job->subs[s];
+        if (s > 0) mpx_kvs_free(sb->kvs);
+        free(sb->parent_port);
+        for (int k = 0; k < sb->nd; k++) {
+            free(sb->dkey[k]);
+            free(sb->dval[k]);
+        }
+        free(sb->dkey);
+        free(sb->dval);
     }
     free(job->subs);
     job->subs = NULL;
@@ -231,7 +240,8 @@ static void do_spawn(mpx_job *job, mpx_rank *r, const dmpi_pmi_msg *m)
         int first = job->n;
         job->n += total;
         job->next_base += total;
-        if (mpx_launch_more(job, first, total) != 0) {
+        int lrc = job->mode == MPX_MODE_FRONT ? mpx_front_spawn(job, s) : mpx_launch_more(job, first, total);
+        if (lrc != 0) {
             /* whatever started is killed with the whole job */
             spawn_fail(job, r, -1, "", "cannot start the processes");
             mpx_job_fail(job, 1);
@@ -279,8 +289,8 @@ bool mpx_universe_handle(mpx_job *job, mpx_rank *r, const dmpi_pmi_msg *m)
 {
     const char *c = m->cmd;
     if (strncmp(c, "dmpi_", 5) != 0) return false;
-    if (!job->subs) { /* across hosts (agents): no universe */
-        answer(job, r, c, -1, "dynamic processes need a job on one host (mpiexec without -hosts)");
+    if (job->mode == MPX_MODE_AGENT) { /* the universe is mpiexec's */
+        mpx_agent_ucmd(job, r, m);
         return true;
     }
     char key[700];
