@@ -78,6 +78,18 @@ for hosts in dmpi-h1,dmpi-h2 dmpi-h1,dmpi-h2,dmpi-h3; do
         $FILTER | tee /tmp/dmpi-hosts-run.$$ | grep -v '^PASS'
     tail -1 /tmp/dmpi-hosts-run.$$ | grep -q ' 0 failed' || failed=1
     rm -f /tmp/dmpi-hosts-run.$$
+    # Where spawned processes go (docs/dynproc.md, "Across hosts"): 2
+    # parents (one on each of the first two hosts) spawn commands of 1 and 3
+    # processes; each goes to the least loaded host, the first on a tie.
+    if [ -z "$FILTER" ] || [[ dynproc_where =~ $FILTER ]]; then
+        if [ "${hosts//[^,]/}" = ",," ]; then want="dmpi-h3 dmpi-h1 dmpi-h2 dmpi-h3"
+        else want="dmpi-h1 dmpi-h1 dmpi-h2 dmpi-h2"; fi
+        got=$("$L" dmpi-h1 timeout 60 "$BUILD/bin/mpiexec" --launcher-exec "$L" -hosts "$hosts" -n 2 \
+            "$BUILD/tests/mpi/dynproc_where" report 2>&1 | awk '$2 == "child" {print $5}' |
+            while read -r a; do "$H" list | awk -v a="$a" '$2 == a {print $1}'; done | tr '\n' ' ')
+        if [ "${got% }" = "$want" ]; then echo "PASS spawn placement across $hosts: $want"
+        else echo "FAIL spawn placement across $hosts: children on '${got% }', want '$want'"; failed=1; fi
+    fi
     for h in ${hosts//,/ }; do
         left=$("$H" shm "$h" | grep '^dmpi-')
         # processes of this build only: other jobs may share the hosts

@@ -11,12 +11,8 @@
  *     port (MPI_ERR_PORT), an unknown service (MPI_ERR_NAME), unpublishing
  *     twice (MPI_ERR_SERVICE). */
 #include "common.h"
+#include "host_address.h"
 
-#include <arpa/inet.h>
-#include <ifaddrs.h>
-#include <net/if.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #define SERVICE "dmpi-test-dynproc-port"
@@ -111,29 +107,13 @@ static void within_job(void)
     MPI_CHK(MPI_Comm_free(&half));
 }
 
-/* An IPv4 address of this host that another host can reach (the first
- * interface's that is not loopback; loopback when there is none). */
-static in_addr_t reachable_address(void)
-{
-    in_addr_t addr = htonl(INADDR_LOOPBACK);
-    struct ifaddrs *list = NULL;
-    if (getifaddrs(&list) != 0) return addr;
-    for (struct ifaddrs *i = list; i; i = i->ifa_next) {
-        if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET || (i->ifa_flags & IFF_LOOPBACK)) continue;
-        addr = ((struct sockaddr_in *)i->ifa_addr)->sin_addr.s_addr;
-        break;
-    }
-    freeifaddrs(list);
-    return addr;
-}
-
 /* Ranks 0 and 1 (maybe on different hosts) join over a TCP connection. */
 static void join(void)
 {
     int fd = -1;
     if (t_rank == 0) {
         int ls = socket(AF_INET, SOCK_STREAM, 0);
-        struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = reachable_address()};
+        struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = t_host_address()};
         socklen_t len = sizeof a;
         CHECK(ls >= 0 && bind(ls, (struct sockaddr *)&a, sizeof a) == 0 && listen(ls, 1) == 0 &&
               getsockname(ls, (struct sockaddr *)&a, &len) == 0, "cannot listen");

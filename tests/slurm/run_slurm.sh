@@ -27,7 +27,7 @@
 # Across 2 test hosts (-N 2 -n 4: 3 ranks on dmpi-h1, 1 on dmpi-h2; RMA
 # programs left out as in tests/hosts/run_hosts.sh): the srun cases,
 # sbatch (with mpiexec in the batch script on dmpi-h1), salloc with mpiexec
-# run on dmpi-h1, abort, kill -K1, kill without -K (-n 3, the killed rank
+# run on dmpi-h1 (also spawning processes: they must run on both hosts), abort, kill -K1, kill without -K (-n 3, the killed rank
 # alone on dmpi-h2); slurm_prog's ranks must name both hosts.
 # After every case: no process of the build or of slurm_prog that Slurm
 # started for this cluster is left, nothing new named dmpi* in /dev/shm
@@ -357,6 +357,23 @@ salloc_case() {
     verdict "$label" "$(why_mpi 4 "$want")"
 }
 
+# spawn_case: MPI_Comm_spawn_multiple in a job mpiexec started inside an
+# allocation across the test hosts (mpiexec on dmpi-h1, as in salloc_case):
+# mpiexec starts the spawned processes' agents with srun too, 2 parents
+# spawn 1 + 3 processes (tests/mpi/dynproc_where), which must run on both
+# hosts.
+spawn_case() {
+    local label="hosts: salloc -p hosts -N 2 -n 4 hosts/launch dmpi-h1 mpiexec -n 2 dynproc_where (spawns)"
+    matches "$label" || return
+    run "$LIMIT" salloc -p hosts -N 2 -n 4 -J dmpi-salloc "$ROOT/tests/hosts/launch" dmpi-h1 \
+        "$BUILD/bin/mpiexec" -n 2 "$BUILD/tests/mpi/dynproc_where" report
+    local why got
+    why=$(why_mpi 2)
+    got=$(awk '$2 == "child" {print $5}' "$LOG" | sort -u | tr '\n' ' ')
+    [ "$(echo "$got" | wc -w)" = 2 ] || why="${why:+$why; }spawned processes on '${got% }', want both hosts"
+    verdict "$label" "$why"
+}
+
 # kill without --kill-on-bad-exit: Slurm does not end the step when one task
 # dies; only the MPI library can notice (the ranks of the dead one's node
 # watch its pid, the first rank of the node before it in the ring of nodes
@@ -395,6 +412,7 @@ if [ "$HOSTS" -ge 2 ]; then
     srun_cases hosts
     sbatch_case hosts
     salloc_case hosts
+    spawn_case
     for mpi in $MPIS; do
         end_case hosts "$mpi" abort
         end_case hosts "$mpi" kill -K1

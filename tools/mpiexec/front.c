@@ -33,7 +33,6 @@ extern char **environ;
 typedef struct agent {
     int idx;               /* in mpx_front.a, and its --host-index */
     const char *host;
-    int hidx;              /* the host's index in the options */
     int sub;               /* its ranks' job: 0 the first, then one per spawn */
     int first, count;      /* its ranks: job->ranks[first .. first+count) */
     int rank0;             /* the rank of job->ranks[first] in its job */
@@ -284,7 +283,7 @@ static void free_front(struct mpx_front *f)
     free(f);
 }
 
-static agent *new_agent(struct mpx_front *f, int hidx, const char *host)
+static agent *new_agent(struct mpx_front *f, const char *host)
 {
     if (f->na == f->acap) {
         f->acap = f->acap ? 2 * f->acap : 8;
@@ -293,7 +292,6 @@ static agent *new_agent(struct mpx_front *f, int hidx, const char *host)
     agent *a = mpx_xmalloc(sizeof *a);
     memset(a, 0, sizeof *a);
     a->idx = f->na;
-    a->hidx = hidx;
     a->host = host;
     a->fd = a->errfd = -1;
     f->a[f->na++] = a;
@@ -328,7 +326,7 @@ int mpx_front_init(mpx_job *job)
         f->load[h] = count[h];
         if (count[h] == 0) continue; /* more hosts than ranks */
         f->node_of_host[h] = f->nnodes++; /* node k of the mapping is the k-th agent's */
-        agent *a = new_agent(f, h, o->hosts[h].name);
+        agent *a = new_agent(f, o->hosts[h].name);
         a->first = a->rank0 = first;
         a->count = count[h];
         used[a->idx] = count[h];
@@ -506,7 +504,7 @@ int mpx_front_spawn(mpx_job *job, int sub)
         for (int h = 0; h < o->nhosts; h++) {
             if (count[h] == 0) continue;
             if (f->node_of_host[h] < 0) f->node_of_host[h] = f->nnodes++;
-            agent *a = new_agent(f, h, o->hosts[h].name);
+            agent *a = new_agent(f, o->hosts[h].name);
             a->sub = sub;
             a->first = k;
             a->rank0 = k - sb->first;
