@@ -195,7 +195,8 @@ static bool env_skipped(const char *e, bool srun)
 {
     static const char *const names[] = {"HOSTNAME=", "HOST=", "PWD=", "OLDPWD=", "SHLVL=", "_=",
                                         "DISPLAY=", "XAUTHORITY=", "SSH_", "PMI_", "PMIX_", "DMPI_JOBID=",
-                                        "DMPI_UNIVERSE_", "DMPI_PARENT_PORT=", "DMPI_PORT_ADDR=",
+                                        "DMPI_UNIVERSE_ID=", "DMPI_UNIVERSE_BASE=", "DMPI_UNIVERSE_SIZE=",
+                                        "DMPI_PARENT_PORT=", "DMPI_PORT_ADDR=",
                                         "DMPI_LOCAL_RANK=", "DMPI_LOCAL_SIZE=", "MPI_LOCAL", "MPIEXEC_",
                                         "SLURMD_NODENAME=", "SLURM_NODEID=", "SLURM_PROCID=", "SLURM_LOCALID=",
                                         "SLURM_TASK_PID=", "SLURM_GTIDS=", "SLURM_STEP_", "SLURM_STEPID=",
