@@ -17,6 +17,7 @@
 #include "core/dynproc.h"
 #include "core/comm_ops.h"
 #include "core/group.h"
+#include "core/hwtopo.h"
 #include "core/info.h"
 #include "core/intercomm.h"
 
@@ -227,64 +228,71 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 }
 DMPI_ALIAS(Comm_split)
 
-/* Is the info value of key equal to want? Only asked of a real info object
- * (MPI_INFO_NULL has no keys), outside the lock. */
-static bool info_says(MPI_Info info, const char *key, const char *want)
-{
-    if (info == MPI_INFO_NULL) return false;
-    char value[MPI_MAX_INFO_VAL + 1];
-    int len = (int)sizeof value, flag = 0;
-    if (PMPI_Info_get_string(info, key, &len, value, &flag) != MPI_SUCCESS || !flag) return false;
-    return strcmp(value, want) == 0;
-}
-
-/* Every process is on one node today, and shared memory is the only
- * hardware level we know, so:
- *   MPI_COMM_TYPE_SHARED          node communicator;
- *   MPI_COMM_TYPE_HW_GUIDED and   node communicator if info has
- *   MPI_COMM_TYPE_RESOURCE_GUIDED mpi_hw_resource_type = mpi_shared_memory,
- *                                 else MPI_COMM_NULL;
- *   MPI_COMM_TYPE_HW_UNGUIDED     the node communicator if it is a strict
- *                                 subset of comm, else MPI_COMM_NULL;
+/* Split types (MPI 4.1 sec. 7.4.2):
+ *   MPI_COMM_TYPE_SHARED          the node communicator;
+ *   MPI_COMM_TYPE_HW_GUIDED and   by the info key mpi_hw_resource_type:
+ *   MPI_COMM_TYPE_RESOURCE_GUIDED "mpi_shared_memory" the node, an hwloc
+ *                                 type ("hwloc://NUMANode", ...: the
+ *                                 keys of MPI_Get_hw_resource_info) the
+ *                                 processes bound within this process's
+ *                                 instance of it (MPI_COMM_NULL for one
+ *                                 that is not), anything else
+ *                                 MPI_COMM_NULL;
+ *   MPI_COMM_TYPE_HW_UNGUIDED     the coarsest of those that is a strict
+ *                                 subset of comm, else MPI_COMM_NULL; a
+ *                                 given info gets its level as the value
+ *                                 of mpi_hw_resource_type;
  *   MPI_UNDEFINED                 MPI_COMM_NULL.
  * Every process takes part in the split whatever it gets. On an
- * intercommunicator (which MPICH and Open MPI accept too) the result is
- * that of MPI_Comm_split with one color for the processes that get a
- * communicator: an intercommunicator between the two sides' parts. */
+ * intercommunicator (which MPICH and Open MPI accept too) only the node
+ * level exists, and the result is that of MPI_Comm_split with one color
+ * for the processes that get a communicator: an intercommunicator between
+ * the two sides' parts. */
 int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
                          MPI_Comm *newcomm)
 {
     static const char *const FN = "MPI_Comm_split_type";
     DMPI_CHECK_INIT(FN);
-    dmpi_comm *c, *n;
+    dmpi_comm *c, *n = NULL;
     DMPI_GET_COMM(c, comm, FN);
     CHECK_ARG(c, newcomm, FN, "newcomm is NULL");
     DMPI_CHECK_INFO(c, info, FN);
-    bool null_result;
+    bool null_result = false;
+    int hw_type = -1;          /* a resource finer than the node */
+    const char *level = NULL;  /* HW_UNGUIDED: the level of the result */
     switch (split_type) {
-    case MPI_COMM_TYPE_SHARED: null_result = false; break;
-    case MPI_COMM_TYPE_HW_UNGUIDED: null_result = false; break;
+    case MPI_COMM_TYPE_SHARED: break;
+    case MPI_COMM_TYPE_HW_UNGUIDED: break;
     case MPI_COMM_TYPE_HW_GUIDED:
-    case MPI_COMM_TYPE_RESOURCE_GUIDED:
-        null_result = !info_says(info, "mpi_hw_resource_type", "mpi_shared_memory");
+    case MPI_COMM_TYPE_RESOURCE_GUIDED: {
+        char value[MPI_MAX_INFO_VAL + 1] = "";
+        int len = (int)sizeof value, flag = 0;
+        if (info != MPI_INFO_NULL &&
+            PMPI_Info_get_string(info, "mpi_hw_resource_type", &len, value, &flag) != MPI_SUCCESS)
+            flag = 0;
+        hw_type = flag ? dmpi_hw_type_of(value) : -1;
+        null_result = !flag || (hw_type < 0 && strcmp(value, "mpi_shared_memory") != 0);
         break;
+    }
     case MPI_UNDEFINED: null_result = true; break;
     default: return dmpi_error(c, MPI_ERR_ARG, FN, "unknown split_type %d", split_type);
     }
     dmpi_lock();
     int rc;
     if (c->remote_group) { /* as MPI_Comm_split: both groups are on this node */
-        if (split_type == MPI_COMM_TYPE_HW_UNGUIDED) null_result = true; /* no strict subset */
+        if (split_type == MPI_COMM_TYPE_HW_UNGUIDED || hw_type >= 0) null_result = true; /* no finer level */
         rc = dmpi_comm_split(c, null_result ? MPI_UNDEFINED : 0, key, &n);
+    } else if (split_type == MPI_COMM_TYPE_HW_UNGUIDED) {
+        rc = dmpi_comm_split_unguided(c, key, &n, &level);
+    } else if (hw_type >= 0) {
+        rc = dmpi_comm_split_hw(c, hw_type, key, &n);
     } else {
         rc = dmpi_comm_split_node(c, null_result, key, &n);
     }
-    if (rc == MPI_SUCCESS && n && split_type == MPI_COMM_TYPE_HW_UNGUIDED && n->size == c->size) {
-        dmpi_comm_release(n); /* not a strict subset: nothing finer exists */
-        n = NULL;
-    }
     dmpi_unlock();
     *newcomm = handle_of(n);
+    if (rc == MPI_SUCCESS && level && info != MPI_INFO_NULL) /* which level it was (sec. 7.4.2) */
+        rc = PMPI_Info_set(info, "mpi_hw_resource_type", level);
     return rc == MPI_SUCCESS ? rc : failed(c, rc, FN);
 }
 DMPI_ALIAS(Comm_split_type)

@@ -7,8 +7,15 @@
  *   dmpi_sockets, dmpi_cores, dmpi_hwthreads   processor packages, cores
  *                         and hardware threads online on the node
  *   dmpi_cpus_bound       hardware threads this process may run on
- *   dmpi_node_ranks       processes of this job on the node */
+ *   dmpi_node_ranks       processes of this job on the node
+ *   hwloc://Package, hwloc://NUMANode, hwloc://L3Cache, ..., hwloc://PU
+ *                         (with hwloc, the types the node has): "true" when
+ *                         this process's binding lies within one instance
+ *                         of the type, else "false"; each key is a value
+ *                         MPI_COMM_TYPE_HW_GUIDED's mpi_hw_resource_type
+ *                         takes (core/hwtopo.c, api/comm.c) */
 #include "api/api.h"
+#include "core/hwtopo.h"
 
 #include <sched.h>
 #include <stdio.h>
@@ -88,6 +95,10 @@ int PMPI_Get_hw_resource_info(MPI_Info *hw_info)
     if (rc == MPI_SUCCESS) rc = set_int(in, "dmpi_hwthreads", sysconf(_SC_NPROCESSORS_ONLN));
     if (rc == MPI_SUCCESS && bound > 0) rc = set_int(in, "dmpi_cpus_bound", bound);
     if (rc == MPI_SUCCESS) rc = set_int(in, "dmpi_node_ranks", dmpi_rt.local_size > 0 ? dmpi_rt.local_size : 1);
+    for (int t = 0; t < DMPI_HW_NTYPES && rc == MPI_SUCCESS; t++) { /* with hwloc */
+        int instance, r = dmpi_hw_instance(t, &instance);
+        if (r >= 0) rc = dmpi_info_set_kv(in, dmpi_hw_type_name(t), r ? "true" : "false");
+    }
     if (rc != MPI_SUCCESS) {
         dmpi_info_free(in);
         return dmpi_error_noobj(rc, FN, "cannot fill the info object");

@@ -23,6 +23,12 @@ int dmpi_comm_idup_start(dmpi_comm *parent, dmpi_comm *shell, dmpi_request **out
 int dmpi_comm_split(dmpi_comm *parent, int color, int key, dmpi_comm **out);
 /* Split by node (MPI_COMM_TYPE_SHARED); undefined: take part, get NULL. */
 int dmpi_comm_split_node(dmpi_comm *parent, bool undefined, int key, dmpi_comm **out);
+/* comm_hw.c: by the instance of hardware resource type `type` (hwtopo.h)
+ * this process is restricted to on its node (NULL if none); and
+ * MPI_COMM_TYPE_HW_UNGUIDED's coarsest strict subset of parent, and its
+ * level's mpi_hw_resource_type value (NULL with no communicator). */
+int dmpi_comm_split_hw(dmpi_comm *parent, int type, int key, dmpi_comm **out);
+int dmpi_comm_split_unguided(dmpi_comm *parent, int key, dmpi_comm **out, const char **type);
 /* Every member of c (an intracommunicator) is on this rank's node. */
 bool dmpi_comm_on_one_node(dmpi_comm *c);
 /* g must be a subset of parent's (local) group (checked by the caller);
