@@ -77,6 +77,30 @@ int dmpi_dyn_open_all(dmpi_comm *comm, char *err)
     return worst;
 }
 
+/* MPI_Intercomm_create can join two jobs' groups whose members met only
+ * through their leaders: a parent rank outside the spawning communicator
+ * never connected to the children (MPICH's spaiccreate). Every member
+ * publishes its own address and makes each remote member it cannot reach
+ * yet reachable; dmpi_tp_connect waits for a remote member that has not
+ * published yet, and each publishes before it waits, so nobody waits for
+ * ever. Only when rg holds another job's processes, which every member
+ * sees alike; collective over local then, so that all fail together. */
+int dmpi_dyn_reach_group(dmpi_comm *local, const dmpi_group *rg)
+{
+    bool other = false;
+    for (int i = 0; i < rg->size && !other; i++)
+        other = rg->world[i] < dmpi_tp.job_lo || rg->world[i] >= dmpi_tp.job_hi;
+    if (!other) return MPI_SUCCESS;
+    char why[DMPI_DYN_ERRLEN];
+    int rc = MPI_SUCCESS;
+    if (!uid() || dmpi_tp_universe_open(why, sizeof why) != 0) rc = MPI_ERR_OTHER;
+    for (int i = 0; i < rg->size && rc == MPI_SUCCESS; i++)
+        if (dmpi_tp_connect(rg->world[i], dmpi_dyn_timeout(), why, sizeof why) != 0) rc = MPI_ERR_OTHER;
+    int worst = rc;
+    int r = dmpi_coll_allreduce(&rc, &worst, 1, dmpi_dt_builtin(MPI_INT), dmpi_op_builtin(MPI_MAX), local);
+    return r != MPI_SUCCESS ? r : worst;
+}
+
 /* ------------------------------------------------------------- ports */
 int dmpi_dyn_open_port(char *name, char *err)
 {

@@ -37,6 +37,10 @@ int dmpi_dyn_join(int fd, dmpi_comm **out, char *err);
 /* dynproc.c, for dynspawn.c: the universe is open at every member of comm
  * (collective); a port of our own that nobody can see (for spawn). */
 int dmpi_dyn_open_all(dmpi_comm *comm, char *err);
+/* MPI_Intercomm_create: every member of local can reach every member of
+ * the remote group rg (collective over local when rg holds another job's
+ * processes). MPI_SUCCESS or MPI_ERR_OTHER. */
+int dmpi_dyn_reach_group(dmpi_comm *local, const dmpi_group *rg);
 /* Agrees on root's status and message over comm. */
 int dmpi_dyn_agree(dmpi_comm *comm, int root, int rc, char *err);
 /* MPI_Finalize: says bye to connected runs, closes the ports. */

@@ -11,9 +11,12 @@
 #include "pmi/pmi.h"
 #include "pmi/pmi_wire.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static dmpi_comm *parent;
 
@@ -55,6 +58,28 @@ static int append(char **buf, size_t *len, size_t *cap, const char *s, char sep)
     return 0;
 }
 
+/* The info key "path" (MPI 4.1 section 11.8.4): directories, separated by
+ * ':', where to look for a program given without a '/'. The first that
+ * holds it as an executable file gives its absolute path (a relative
+ * directory counts from this process's working directory); none leaves
+ * the name as it is, for mpiexec to look up in its PATH. out has
+ * PATH_MAX bytes. */
+static const char *in_path(const char *prog, const char *path, char *out)
+{
+    if (!path || strchr(prog, '/')) return prog;
+    for (const char *d = path; *d;) {
+        size_t len = strcspn(d, ":");
+        char cand[PATH_MAX];
+        int n = snprintf(cand, sizeof cand, "%.*s/%s", (int)len, len ? d : ".", prog);
+        struct stat st;
+        if (n > 0 && (size_t)n < sizeof cand && stat(cand, &st) == 0 && S_ISREG(st.st_mode) &&
+            access(cand, X_OK) == 0 && realpath(cand, out))
+            return out;
+        d += len + (d[len] == ':');
+    }
+    return prog;
+}
+
 /* The request: commands by \036, fields by \037 (np, wdir, program, args). */
 static char *build_spec(int count, char **cmds, char ***argvs, const int *maxprocs, const MPI_Info *infos,
                         int *total, char *err)
@@ -74,8 +99,10 @@ static char *build_spec(int count, char **cmds, char ***argvs, const int *maxpro
         dmpi_info *in = infos && infos[i] != MPI_INFO_NULL ? dmpi_info_get(infos[i]) : NULL;
         const char *w = in ? dmpi_info_lookup(in, "wdir") : NULL;
         if (w) snprintf(wdir, sizeof wdir, "%s", w);
+        char found[PATH_MAX];
+        const char *prog = in_path(cmds[i], in ? dmpi_info_lookup(in, "path") : NULL, found);
         int bad = (len && append(&buf, &len, &cap, "", '\036') != 0) || append(&buf, &len, &cap, np, 0) != 0 ||
-                  append(&buf, &len, &cap, wdir, '\037') != 0 || append(&buf, &len, &cap, cmds[i], '\037') != 0;
+                  append(&buf, &len, &cap, wdir, '\037') != 0 || append(&buf, &len, &cap, prog, '\037') != 0;
         /* the separator went in before an empty piece: len>0 always here */
         char **av = argvs ? argvs[i] : NULL;
         for (int k = 0; av && av[k] && !bad; k++) bad = append(&buf, &len, &cap, av[k], '\037') != 0;

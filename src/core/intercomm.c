@@ -123,7 +123,8 @@ int dmpi_intercomm_create(dmpi_comm *local, int local_leader, dmpi_comm *peer,
     free(rworld);
     if (rc != MPI_SUCCESS) return rc;
     if (!rg) return MPI_ERR_NO_MEM;
-    rc = dmpi_intercomm_with(local, local_leader, rg, link_and, &link, out);
+    rc = dmpi_dyn_reach_group(local, rg);
+    if (rc == MPI_SUCCESS) rc = dmpi_intercomm_with(local, local_leader, rg, link_and, &link, out);
     dmpi_group_release(rg);
     return rc;
 }

@@ -5,7 +5,8 @@
  * their own world), data goes both ways, both sides merge and reduce,
  * then disconnect. A non-spawned job has no parent; a spawn of a missing
  * program fails with MPI_ERR_SPAWN and every error code MPI_ERR_SPAWN,
- * and starts nothing. The children report their error count to the
+ * and starts nothing; a bare program name is found through the info key
+ * "path". The children report their error count to the
  * parents, whose rank 0 prints the verdict. With the argument "abortchild"
  * a child calls MPI_Abort while its parents wait: mpiexec must end the
  * whole universe (testlist: expect=fail). With "nodisconnect" the parents
@@ -153,6 +154,19 @@ int main(int argc, char **argv)
     MPI_CHK(MPI_Comm_spawn_multiple(2, cmds, argvs, np, infos, t_size - 1, MPI_COMM_WORLD, &inter, codes));
     int app1[3] = {0, 1, 1};
     talk_to_children(inter, 3, app1);
+
+    /* the info key "path": a bare program name, found in the second of two
+     * directories (MPICH's spawninfo1, spaconacc; mpiexec's PATH does not
+     * hold it) */
+    char dirs[4200];
+    const char *base = strrchr(self, '/');
+    snprintf(dirs, sizeof dirs, "/nonexistent/dmpi-no-dir:%.*s", (int)(base - self), self);
+    MPI_Info pinfo;
+    MPI_CHK(MPI_Info_create(&pinfo));
+    MPI_CHK(MPI_Info_set(pinfo, "path", dirs));
+    MPI_CHK(MPI_Comm_spawn(base + 1, args, 2, pinfo, 0, MPI_COMM_WORLD, &inter, codes));
+    MPI_CHK(MPI_Info_free(&pinfo));
+    talk_to_children(inter, 2, app0);
 
     /* a missing program: MPI_ERR_SPAWN, every code MPI_ERR_SPAWN */
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
