@@ -7,15 +7,21 @@
 #include "pmi/pmi.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 /* The runtime is shared by the World model (MPI_Init .. MPI_Finalize) and
  * every session (MPI_Session_init .. MPI_Session_finalize): the first of
- * them starts it, the last one to finish tears it down. The PMI link to the
- * launcher cannot be opened again once closed, so after that teardown MPI
+ * them starts it. When the last one finishes and MPI_Finalize was called,
+ * it is torn down at once. When only sessions used it, it stays up, idle,
+ * until the process exits (atexit), so that sessions can start again and
+ * MPI_Init can come later (MPI 4.1 sec. 11.3: the sessions model may be
+ * initialized and finalized any number of times): the PMI link to the
+ * launcher cannot be opened again once closed, so after a teardown MPI
  * cannot be initialized again in the process (MPI_ERR_OTHER). */
 static int runtime_users;
+static bool runtime_up;         /* started and not torn down (maybe idle) */
 static bool world_initialized, world_finalized;
 static pthread_mutex_t users_lock = PTHREAD_MUTEX_INITIALIZER; /* sessions may start in threads */
 
@@ -31,7 +37,7 @@ static bool valid_level(int l)
 
 static int acquire(int required, int *provided, const char *fn)
 {
-    if (runtime_users > 0) {
+    if (runtime_up) {
         /* Raising the level is safe: below MPI_THREAD_MULTIPLE no other
          * thread is inside MPI now, and the lock exists from the start. */
         if (valid_level(required) && required > dmpi_rt.thread_level)
@@ -46,6 +52,7 @@ static int acquire(int required, int *provided, const char *fn)
         dmpi_abort_job(1, "dmpi: %s failed: %s", fn, dmpi_error_class_name(rc));
     dmpi_accel_init(); /* memory kinds: device backends from DMPI_ACCEL */
     runtime_users = 1;
+    runtime_up = true;
     if (dmpi_async_progress_start() != MPI_SUCCESS)
         dmpi_abort_job(1, "dmpi: %s failed: no progress thread", fn);
     return MPI_SUCCESS;
@@ -59,17 +66,38 @@ int dmpi_runtime_acquire(int required, int *provided, const char *fn)
     return rc;
 }
 
+/* With users_lock held. */
+static void teardown(void)
+{
+    dmpi_async_progress_stop(); /* before the big lock: it may hold it */
+    dmpi_lock(); /* waiting loops drop it while they yield */
+    dmpi_bsend_finalize(); /* the process's buffer */
+    dmpi_attr_free_keyvals();
+    dmpi_runtime_finalize();
+    dmpi_accel_fini();
+    dmpi_unlock();
+    runtime_up = false;
+}
+
+/* At exit: the runtime that sessions alone used and left idle. */
+static void teardown_idle(void)
+{
+    pthread_mutex_lock(&users_lock);
+    if (runtime_up && runtime_users == 0) teardown();
+    pthread_mutex_unlock(&users_lock);
+}
+
 void dmpi_runtime_release(void)
 {
+    static bool exit_hook;
     pthread_mutex_lock(&users_lock); /* always before the big lock */
     if (--runtime_users == 0) {
-        dmpi_async_progress_stop(); /* before the big lock: it may hold it */
-        dmpi_lock(); /* waiting loops drop it while they yield */
-        dmpi_bsend_finalize(); /* the process's buffer */
-        dmpi_attr_free_keyvals();
-        dmpi_runtime_finalize();
-        dmpi_accel_fini();
-        dmpi_unlock();
+        if (world_finalized) {
+            teardown();
+        } else if (!exit_hook) {
+            exit_hook = true;
+            atexit(teardown_idle);
+        }
     }
     pthread_mutex_unlock(&users_lock);
 }
