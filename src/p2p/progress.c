@@ -31,7 +31,8 @@
 #include <unistd.h>
 
 dmpi_p2p_state dmpi_p2p;
-static unsigned spin_limit, yield_limit, sleep_us;
+static unsigned spin_limit, sleep_us;
+static long yield_knob; /* DMPI_YIELD as set, or -1 for the default (yield_limit) */
 static int64_t spin_ns; /* DMPI_SPIN_US: the spinning's limit in time */
 
 /* ------------------------------------------------ contention, as it happens */
@@ -204,6 +205,25 @@ static bool spin_over(unsigned i)
     return now - spin_since > spin_ns;
 }
 
+/* Idle polls that yield after the spinning, before sleeping. Ranks whose
+ * peers all share the node sleep at once: a yield gives the processor to
+ * any runnable process, and with busy processes beside the job (other
+ * programs, other jobs) that process keeps it for a whole time slice while
+ * the yielding rank, still runnable, goes to the back with nothing owed; a
+ * sleeping rank is woken as soon as its timer fires, ahead of them. 2 cores
+ * with 2 busy processes, medians of 6 alternating runs: app_patterns
+ * alltosome 2 ranks 0.49 -> 0.35 s, latemix 4 ranks 0.93 -> 0.50 s (MPICH
+ * 5.0.2 0.33 and 0.72 s); the same without busy processes within noise.
+ * On an idle node with a core per rank a yield returns at once, so only
+ * waits longer than the spinning (4000 polls) change. Ranks with network
+ * peers keep yielding (measured with it: docs/results/2026-11-27-spin). */
+static unsigned yield_limit(void)
+{
+    if (yield_knob >= 0) return (unsigned)yield_knob;
+    if (!dmpi_tp.net) return 0;
+    return dmpi_rt.crowded ? 2 : 1000;
+}
+
 void dmpi_progress_idle(unsigned *idle)
 {
     unsigned i = ++*idle;
@@ -219,7 +239,7 @@ void dmpi_progress_idle(unsigned *idle)
     if (i < spin_limit) *idle = i = spin_limit;
     bool threaded = dmpi_rt.locking;
     if (threaded) dmpi_unlock();
-    if (i - spin_limit < yield_limit) sched_yield();
+    if (i - spin_limit < yield_limit()) sched_yield();
     else if (dmpi_tp.net && !dmpi_tp.nshm && !threaded)
         dmpi_tp.net->wait(1); /* only the network can wake us */
     else usleep(sleep_us);
@@ -246,12 +266,12 @@ static void apply_knob(int id)
     case DMPI_KNOB_LATE_US: dmpi_p2p.late_ns = dmpi_knob(id) * 1000; break;
     case DMPI_KNOB_SPIN: spin_limit = (unsigned)dmpi_knob_or(id, dmpi_rt.crowded ? 0 : 4000); break;
     case DMPI_KNOB_SPIN_US: spin_ns = dmpi_knob(id) * 1000; break;
-    /* Ranks sharing processors yield twice, then sleep: with other busy
-     * processes beside them, a yield hardly gives the processor away (CFS)
-     * and a waiting rank kept the partner it waits for off the core
-     * (latemix at 4 ranks + 2 busy on 2 cores: 3.0 s in most runs with 1000
-     * yields, 0.74 s with 2; poll at 8 ranks 0.086 -> 0.092 s). */
-    case DMPI_KNOB_YIELD: yield_limit = (unsigned)dmpi_knob_or(id, dmpi_rt.crowded ? 2 : 1000); break;
+    /* Set, or by default decided per wait (yield_limit: 0 without network
+     * peers; with them 1000 with a core per rank, else 2). */
+    case DMPI_KNOB_YIELD:
+        yield_knob = dmpi_knob_or(id, -1);
+        if (yield_knob < 0) dmpi_knob_set_effective(id, (long)yield_limit());
+        break;
     case DMPI_KNOB_IDLE_SLEEP_US: sleep_us = (unsigned)dmpi_knob(id); break;
     case DMPI_KNOB_POLL_YIELD_AFTER:
         dmpi_poll_yield_after = (unsigned)dmpi_knob(id);
