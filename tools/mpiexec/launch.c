@@ -86,7 +86,15 @@ static void drop_pmix_env(void)
 static void exec_rank(mpx_job *job, mpx_rank *r, pid_t parent, int in_fd, int out_fd, int err_fd, int pmi_fd)
 {
     mpx_child_restore();
-    (void)setpgid(0, r == job->ranks ? 0 : job->pgid); /* on failure it is killed rank by rank */
+    /* A session of its own, as hydra does: where the kernel shares the
+     * processors between sessions (autogroup), a rank then gets its own
+     * share instead of splitting the caller's with whatever else runs
+     * there (app_patterns with 2 busy shells beside the ranks on 2 cores,
+     * medians of 5: alltosome at 2 ranks 0.41 -> 0.27 s, latemix at 4 ranks
+     * 0.44 -> 0.27 s; MPICH 0.32 and 0.72 s; docs/results/2026-11-27-busy).
+     * Its group is its pid: signal_local reaches the rank and its
+     * descendants through it. */
+    (void)setsid();
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent) _exit(1); /* mpiexec died before prctl took effect */
 
@@ -150,8 +158,6 @@ static int start_rank(mpx_job *job, mpx_rank *r, int devnull)
     bool gets_stdin = r->rank == 0 && r->sub == 0;
     if (pid == 0) exec_rank(job, r, parent, gets_stdin ? in[0] : devnull, out[1], err[1], sv[1]);
 
-    if (r == job->ranks) job->pgid = pid;
-    (void)setpgid(pid, job->pgid); /* also here, so the group exists before we signal it */
     r->pid = pid;
     job->live++;
     close(out[1]);
@@ -227,11 +233,14 @@ static void signal_local(mpx_job *job, int sig)
     for (int i = 0; i < job->n; i++) {
         mpx_rank *r = &job->ranks[i];
         if (r->pid > 0 && !r->reaped) {
-            kill(r->pid, sig); /* also reaches ranks that left the group */
+            kill(r->pid, sig); /* also before its setsid, and if it left its group */
             any = true;
         }
     }
-    if (any && job->pgid > 0) kill(-job->pgid, sig); /* and their descendants */
+    /* and the descendants, in each rank's group (that of a rank that has
+     * exited too, while another still runs) */
+    for (int i = 0; any && i < job->n; i++)
+        if (job->ranks[i].pid > 0) kill(-job->ranks[i].pid, sig);
 }
 
 const mpx_bootstrap mpx_bootstrap_local = {

@@ -166,7 +166,6 @@ typedef struct mpx_job {
     struct mpx_agent *agent; /* agent: the link to mpiexec */
     char jobid[40];          /* a spawned job's agent: that job's (mpx_sub.jobid) */
     char kvsname[64];
-    pid_t pgid;
     struct mpx_kvs *kvs;
     int barrier_count;
     /* the universe (mpiexec itself, on one host or with agents; NULL in an agent) */
