@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 static dmpi_objpool session_pool = DMPI_OBJPOOL_INIT(sizeof(dmpi_session));
 
@@ -59,10 +60,14 @@ static const char *const pset_names[DMPI_NPSETS] = {"mpi://WORLD", "mpi://SELF"}
 
 const char *dmpi_pset_name(int i) { return i >= 0 && i < DMPI_NPSETS ? pset_names[i] : NULL; }
 
+/* Case-insensitive, as MPICH and Open MPI match them: programs written for
+ * either ask for "mpi://world" (MPICH's own session tests do), and a URI's
+ * scheme is case-insensitive anyway. The names listed keep the standard's
+ * spelling. */
 int dmpi_pset_find(const char *name)
 {
     for (int i = 0; i < DMPI_NPSETS; i++)
-        if (strcmp(name, pset_names[i]) == 0) return i;
+        if (strcasecmp(name, pset_names[i]) == 0) return i;
     return -1;
 }
 

@@ -9,7 +9,7 @@
  *                     MPI_Session_finalize.
  *
  * Checked either way: the process sets mpi://WORLD and mpi://SELF (their
- * number, names, the length query and truncation of
+ * number, names, found without regard to case, the length query and truncation of
  * MPI_Session_get_nth_pset, the info key mpi_size), MPI_Session_get_info's
  * thread_level and mpi_memory_alloc_kinds, MPI_Group_from_session_pset, MPI_Comm_create_from_group and
  * MPI_Intercomm_create_from_groups on those groups (communication on the
@@ -83,6 +83,15 @@ static void check_psets(MPI_Session s, int world_size)
     CHECK_CLASS(MPI_Session_get_pset_info(s, "mpi://NOWHERE", &info), MPI_ERR_ARG);
     MPI_Group g;
     CHECK_CLASS(MPI_Group_from_session_pset(s, "no such set", &g), MPI_ERR_ARG);
+    /* names match without regard to case, as in MPICH and Open MPI (MPICH's
+     * session tests ask for "mpi://world") */
+    MPI_CHK(MPI_Group_from_session_pset(s, "mpi://world", &g));
+    int gsize = 0;
+    MPI_CHK(MPI_Group_size(g, &gsize));
+    CHECK(gsize == world_size, "mpi://world has %d processes (want %d)", gsize, world_size);
+    MPI_CHK(MPI_Group_free(&g));
+    MPI_CHK(MPI_Session_get_pset_info(s, "Mpi://Self", &info));
+    MPI_CHK(MPI_Info_free(&info));
 }
 
 /* A communicator over the session's mpi://WORLD (tag distinguishes). */
