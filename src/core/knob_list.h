@@ -74,7 +74,7 @@
     DMPI_KNOB(SPIN_US, "DMPI_SPIN_US", INT, 50, "", WAIT, TUNER_BASIC, LOCAL, LIVE,             \
               "with network peers: microseconds spent spinning at most (or DMPI_SPIN polls)")    \
     DMPI_KNOB(YIELD, "DMPI_YIELD", INT, 1000,                                                   \
-              "0 without network peers; with them 1000 with a core per rank, else 2", WAIT,      \
+              "2 when ranks share cores; else 0 without network peers, 1000 with them", WAIT,  \
               TUNER_DETAIL, LOCAL, LIVE,                                                         \
               "idle polls that yield the processor before sleeping")                           \
     DMPI_KNOB(IDLE_SLEEP_US, "DMPI_IDLE_SLEEP_US", INT, 10, "", WAIT, TUNER_DETAIL, LOCAL, LIVE, \

@@ -205,9 +205,9 @@ static bool spin_over(unsigned i)
     return now - spin_since > spin_ns;
 }
 
-/* Idle polls that yield after the spinning, before sleeping. Ranks whose
- * peers all share the node sleep at once: a yield gives the processor to
- * any runnable process, and with busy processes beside the job (other
+/* Idle polls that yield after the spinning, before sleeping. Ranks with a
+ * core each whose peers all share the node sleep at once: a yield gives
+ * the processor to any runnable process, and with busy processes beside the job (other
  * programs, other jobs) that process keeps it for a whole time slice while
  * the yielding rank, still runnable, goes to the back with nothing owed; a
  * sleeping rank is woken as soon as its timer fires, ahead of them. 2 cores
@@ -216,11 +216,16 @@ static bool spin_over(unsigned i)
  * 5.0.2 0.33 and 0.72 s); the same without busy processes within noise.
  * On an idle node with a core per rank a yield returns at once, so only
  * waits longer than the spinning (4000 polls) change. Ranks with network
- * peers keep yielding (measured with it: docs/results/2026-11-27-spin). */
+ * peers keep yielding (measured with it: docs/results/2026-11-27-spin).
+ * Ranks sharing processors (more ranks than cores) keep their two yields:
+ * there the partner they wait for is most often another rank, which the
+ * yield hands the processor to (latemix at 4 ranks on 2 cores, nothing
+ * else running, medians of 5: 0.21 s with 2 yields, 0.26-0.28 s with none;
+ * Open MPI 5.0.11 0.22-0.27 s; session 13). */
 static unsigned yield_limit(void)
 {
     if (yield_knob >= 0) return (unsigned)yield_knob;
-    if (!dmpi_tp.net) return 0;
+    if (!dmpi_tp.net) return dmpi_rt.crowded ? 2 : 0;
     return dmpi_rt.crowded ? 2 : 1000;
 }
 

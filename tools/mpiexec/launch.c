@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,19 +83,32 @@ static void drop_pmix_env(void)
     }
 }
 
-/* In the child: never returns. */
-static void exec_rank(mpx_job *job, mpx_rank *r, pid_t parent, int in_fd, int out_fd, int err_fd, int pmi_fd)
+/* Whether this host's ranks start in sessions of their own (as hydra
+ * starts them): where the kernel shares the processors between sessions
+ * (autogroup), a rank then gets its own share instead of splitting the
+ * caller's with whatever else runs there (app_patterns with 2 busy shells
+ * beside 2 ranks on 2 cores, medians of 5: alltosome 0.41 -> 0.27 s, MPICH
+ * 0.32; docs/results/2026-11-27-busy). Only while the host has a
+ * processor for each of its ranks (job->n, spawned ones included): with
+ * more ranks than processors their waiting hands the processor to each
+ * other by sched_yield, which does not cross sessions (alltosome at 4
+ * ranks on 2 cores, nothing else running: 0.41 s in one session, 0.48 s
+ * in sessions of their own). */
+static bool own_sessions(const mpx_job *job)
+{
+    cpu_set_t set;
+    long cpus = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : sysconf(_SC_NPROCESSORS_ONLN);
+    return job->n <= cpus;
+}
+
+/* In the child: never returns. Either way the rank leads a process group
+ * of its own (its pid): signal_local reaches it and its descendants there. */
+static void exec_rank(mpx_job *job, mpx_rank *r, pid_t parent, bool own_session, int in_fd, int out_fd, int err_fd,
+                      int pmi_fd)
 {
     mpx_child_restore();
-    /* A session of its own, as hydra does: where the kernel shares the
-     * processors between sessions (autogroup), a rank then gets its own
-     * share instead of splitting the caller's with whatever else runs
-     * there (app_patterns with 2 busy shells beside the ranks on 2 cores,
-     * medians of 5: alltosome at 2 ranks 0.41 -> 0.27 s, latemix at 4 ranks
-     * 0.44 -> 0.27 s; MPICH 0.32 and 0.72 s; docs/results/2026-11-27-busy).
-     * Its group is its pid: signal_local reaches the rank and its
-     * descendants through it. */
-    (void)setsid();
+    if (own_session) (void)setsid();
+    else (void)setpgid(0, 0);
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent) _exit(1); /* mpiexec died before prctl took effect */
 
@@ -156,8 +170,10 @@ static int start_rank(mpx_job *job, mpx_rank *r, int devnull)
         goto fail;
     }
     bool gets_stdin = r->rank == 0 && r->sub == 0;
-    if (pid == 0) exec_rank(job, r, parent, gets_stdin ? in[0] : devnull, out[1], err[1], sv[1]);
+    bool own_session = own_sessions(job);
+    if (pid == 0) exec_rank(job, r, parent, own_session, gets_stdin ? in[0] : devnull, out[1], err[1], sv[1]);
 
+    if (!own_session) (void)setpgid(pid, pid); /* also here, so the group exists before we signal it */
     r->pid = pid;
     job->live++;
     close(out[1]);
