@@ -163,6 +163,7 @@ static int start_rank(mpx_job *job, mpx_rank *r, int devnull)
         mpx_log("cannot create pipes for rank %d: %s", r->rank, strerror(errno));
         goto fail;
     }
+    bool own_session = own_sessions(job); /* decided once, for both sides of the fork */
     pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0) {
@@ -170,7 +171,6 @@ static int start_rank(mpx_job *job, mpx_rank *r, int devnull)
         goto fail;
     }
     bool gets_stdin = r->rank == 0 && r->sub == 0;
-    bool own_session = own_sessions(job);
     if (pid == 0) exec_rank(job, r, parent, own_session, gets_stdin ? in[0] : devnull, out[1], err[1], sv[1]);
 
     if (!own_session) (void)setpgid(pid, pid); /* also here, so the group exists before we signal it */
