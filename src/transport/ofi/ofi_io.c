@@ -428,6 +428,15 @@ static bool connection_gone(int e)
            e == EPIPE;
 }
 
+/* The error entry says the connection to the peer broke: directly, or as
+ * an operation the provider cancelled because of it (libfabric 1.17's TCP
+ * provider fails the reads and writes in flight with FI_ECANCELED and the
+ * socket's ENOTCONN as its own error number). */
+static bool entry_connection_gone(const struct fi_cq_err_entry *e)
+{
+    return connection_gone(e->err) || (e->err == FI_ECANCELED && connection_gone(e->prov_errno));
+}
+
 /* A connection broke outside finalize: the peer has most likely died. Its
  * launcher says so better (which rank, which signal, the right exit
  * status) and ends the job; give it two seconds before failing here. */
@@ -510,9 +519,10 @@ static void on_error(void)
     /* a dropped connection: posted again (while finalizing only a packet
      * to a peer not confirmed yet, which is not known to have arrived) */
     bool unconfirmed = kind == OFI_OP_SEND && ((ofi_buf *)err.op_context)->retain;
-    bool retry = (connection_gone(err.err) || err.err == FI_ECONNREFUSED) && (!dmpi_ofi.finalizing || unconfirmed);
+    bool gone = entry_connection_gone(&err);
+    bool retry = (gone || err.err == FI_ECONNREFUSED) && (!dmpi_ofi.finalizing || unconfirmed);
     if ((kind == OFI_OP_SEND || kind == OFI_OP_RMA) && retry && queue_retry(err.op_context, kind)) return;
-    if (!dmpi_ofi.finalizing && connection_gone(err.err)) let_launcher_report();
+    if (!dmpi_ofi.finalizing && gone) let_launcher_report();
     if (kind == OFI_OP_RMA) {
         read_piece_done(err.op_context, why ? why : fi_strerror(err.err));
         return;
@@ -521,7 +531,7 @@ static void on_error(void)
      * it had every packet we sent it; a connection it closed meanwhile may
      * still fail an operation here (seen between test hosts with the net
      * provider: a send that had reached the peer). Nothing is lost. */
-    if (dmpi_ofi.finalizing && connection_gone(err.err)) {
+    if (dmpi_ofi.finalizing && gone) {
         ofi_buf *b = err.op_context;
         if (kind == OFI_OP_SEND) {
             dmpi_ofi.in_flight--;
