@@ -8,7 +8,8 @@
  * and p99 over samples. Sizes are bytes per process: the vector of Bcast,
  * Reduce and Allreduce (as doubles, summed; as bytes when not a multiple
  * of 8), each process's block of Allgather(v), each pair's block of
- * Alltoall(v).
+ * Alltoall(v). With --nb every call is the nonblocking form (MPI_Ibarrier,
+ * MPI_Ibcast, ...) followed by MPI_Wait.
  * Plain MPI C: the same source builds with dmpi, MPICH and Open MPI. */
 #define _POSIX_C_SOURCE 200809L
 #include <mpi.h>
@@ -33,6 +34,7 @@ struct options {
     int warmup;    /* untimed calls per size */
     size_t budget; /* bytes one sample may move per process */
     int csv, raw;
+    int nb; /* --nb: MPI_I<name> + MPI_Wait */
 };
 
 static void usage(void)
@@ -47,6 +49,7 @@ static void usage(void)
            "  -x warmup       untimed calls per size (default 5)\n"
            "  -B bytes        data one sample may move per process before the\n"
            "                  calls per sample are reduced (default 64M)\n"
+           "  --nb            the nonblocking forms, each call waited for at once\n"
            "  --csv           test,size,median_us,p99_us,mbps lines\n"
            "  --raw           every sample: test,size,sample,us lines\n"
            "Times are microseconds per call: the slowest rank's time of a sample\n"
@@ -97,6 +100,8 @@ static int parse_options(int argc, char **argv, struct options *o, int verbose)
             o->csv = 1;
         } else if (!strcmp(a, "--raw")) {
             o->raw = 1;
+        } else if (!strcmp(a, "--nb")) {
+            o->nb = 1;
         } else if (!v || a[0] != '-' || strlen(a) != 2) {
             bad = 1;
         } else {
@@ -147,27 +152,42 @@ static void one_call(struct bench *b, int t, size_t size)
     int n = (int)(dbl ? size / sizeof(double) : size);
     MPI_Datatype dt = dbl ? MPI_DOUBLE : MPI_BYTE;
     MPI_Op op = dbl ? MPI_SUM : MPI_BOR;
-    switch (t) {
-    case T_BARRIER: MPI_Barrier(c); break;
-    case T_BCAST: MPI_Bcast(b->sbuf, (int)size, MPI_BYTE, 0, c); break;
-    case T_ALLREDUCE: MPI_Allreduce(b->sbuf, b->rbuf, n, dt, op, c); break;
-    case T_REDUCE: MPI_Reduce(b->sbuf, b->rbuf, n, dt, op, 0, c); break;
-    case T_ALLGATHER: MPI_Allgather(b->sbuf, (int)size, MPI_BYTE, b->rbuf, (int)size, MPI_BYTE, c); break;
-    case T_ALLGATHERV:
-    case T_ALLTOALLV:
+    int nb = b->o->nb, sz = (int)size;
+    MPI_Request r = MPI_REQUEST_NULL, *rq = &r;
+    if (t == T_ALLGATHERV || t == T_ALLTOALLV)
         for (int j = 0; j < b->nranks; j++) {
-            b->counts[j] = (int)size;
-            b->displs[j] = (int)size * j;
+            b->counts[j] = sz;
+            b->displs[j] = sz * j;
         }
-        if (t == T_ALLGATHERV)
-            MPI_Allgatherv(b->sbuf, (int)size, MPI_BYTE, b->rbuf, b->counts, b->displs,
-                           MPI_BYTE, c);
-        else
-            MPI_Alltoallv(b->sbuf, b->counts, b->displs, MPI_BYTE, b->rbuf, b->counts,
-                          b->displs, MPI_BYTE, c);
+    switch (t) {
+    case T_BARRIER: nb ? MPI_Ibarrier(c, rq) : MPI_Barrier(c); break;
+    case T_BCAST: nb ? MPI_Ibcast(b->sbuf, sz, MPI_BYTE, 0, c, rq) : MPI_Bcast(b->sbuf, sz, MPI_BYTE, 0, c); break;
+    case T_ALLREDUCE:
+        nb ? MPI_Iallreduce(b->sbuf, b->rbuf, n, dt, op, c, rq) : MPI_Allreduce(b->sbuf, b->rbuf, n, dt, op, c);
         break;
-    default: MPI_Alltoall(b->sbuf, (int)size, MPI_BYTE, b->rbuf, (int)size, MPI_BYTE, c); break;
+    case T_REDUCE:
+        nb ? MPI_Ireduce(b->sbuf, b->rbuf, n, dt, op, 0, c, rq) : MPI_Reduce(b->sbuf, b->rbuf, n, dt, op, 0, c);
+        break;
+    case T_ALLGATHER:
+        nb ? MPI_Iallgather(b->sbuf, sz, MPI_BYTE, b->rbuf, sz, MPI_BYTE, c, rq)
+           : MPI_Allgather(b->sbuf, sz, MPI_BYTE, b->rbuf, sz, MPI_BYTE, c);
+        break;
+    case T_ALLGATHERV:
+        nb ? MPI_Iallgatherv(b->sbuf, sz, MPI_BYTE, b->rbuf, b->counts, b->displs, MPI_BYTE, c, rq)
+           : MPI_Allgatherv(b->sbuf, sz, MPI_BYTE, b->rbuf, b->counts, b->displs, MPI_BYTE, c);
+        break;
+    case T_ALLTOALLV:
+        nb ? MPI_Ialltoallv(b->sbuf, b->counts, b->displs, MPI_BYTE, b->rbuf, b->counts, b->displs,
+                            MPI_BYTE, c, rq)
+           : MPI_Alltoallv(b->sbuf, b->counts, b->displs, MPI_BYTE, b->rbuf, b->counts, b->displs,
+                           MPI_BYTE, c);
+        break;
+    default:
+        nb ? MPI_Ialltoall(b->sbuf, sz, MPI_BYTE, b->rbuf, sz, MPI_BYTE, c, rq)
+           : MPI_Alltoall(b->sbuf, sz, MPI_BYTE, b->rbuf, sz, MPI_BYTE, c);
+        break;
     }
+    if (nb) MPI_Wait(rq, MPI_STATUS_IGNORE);
 }
 
 static void run_size(struct bench *b, int t, size_t size)

@@ -5,6 +5,7 @@
 #include "api/coll_api.h"
 
 #include "accel/accel.h"
+#include "coll/hier.h"
 
 #include "core/info.h"
 #include "core/op.h"
@@ -218,7 +219,7 @@ static inline __attribute__((always_inline)) int go(dmpi_coll_call *k, dmpi_coll
         rc = MPI_ERR_NO_MEM;
     } else {
         hold_all(s, k);
-        dmpi_coll_sched(s, k->c, &k->a);
+        if (!dmpi_coll_hier_sched(s, k->c, &k->a)) dmpi_coll_sched(s, k->c, &k->a);
         dmpi_request *r;
         rc = dmpi_sched_post(s, k->c, k->how.mode == DMPI_HOW_PERSISTENT, &r);
         if (rc == MPI_SUCCESS) *k->how.req = dmpi_request_handle(r);

@@ -18,6 +18,7 @@
  *     in this order.
  */
 #include "coll/hier.h"
+#include "coll/sched.h"
 #include "core/comm_ops.h"
 
 #include <stdlib.h>
@@ -190,6 +191,36 @@ static void keep(int *rc, int r)
     if (*rc == MPI_SUCCESS) *rc = r;
 }
 
+/* Where the phases of barrier, bcast, reduce and allreduce go: run one
+ * after the other (blocking call, s NULL, first error in rc), or appended
+ * to the schedule s of a nonblocking or persistent call, each phase a
+ * schedule of the subcommunicator (its own tag) behind a fence, so that it
+ * starts when the phase before it has completed. */
+typedef struct {
+    dmpi_sched *s;
+    int rc;
+} phases;
+
+static void phase(phases *ph, dmpi_comm *sub, dmpi_coll_args a)
+{
+    if (!ph->s) {
+        keep(&ph->rc, dmpi_coll_run(sub, &a));
+        return;
+    }
+    dmpi_coll_sched(ph->s, sub, &a);
+    dmpi_sched_fence(ph->s);
+}
+
+/* A typed temporary that lives as long as the phases: freed by the caller
+ * through *base (blocking), or owned by the schedule (*base NULL). */
+static void *phase_tmp(phases *ph, MPI_Count count, dmpi_datatype *dt, void **base)
+{
+    if (!ph->s) return dmpi_coll_tmp(count, dt, base);
+    *base = NULL;
+    return dmpi_sched_tmp(ph->s, count, dt);
+}
+
+
 /* Bytes of one process's block in gather / scatter / allgather, from the
  * arguments significant at this process (equal everywhere by the rules of
  * type matching). */
@@ -214,39 +245,35 @@ static unsigned char *bytes_tmp(MPI_Count n)
 }
 
 /* ------------------------------------------------------------ barrier */
-static int barrier(hier *h)
+static void barrier(phases *ph, hier *h)
 {
-    int rc = run(h->node, (dmpi_coll_args){.coll = DMPI_COLL_BARRIER});
-    if (h->leaders) keep(&rc, run(h->leaders, (dmpi_coll_args){.coll = DMPI_COLL_BARRIER}));
-    keep(&rc, run(h->node, (dmpi_coll_args){.coll = DMPI_COLL_BARRIER}));
-    return rc;
+    phase(ph, h->node, (dmpi_coll_args){.coll = DMPI_COLL_BARRIER});
+    if (h->leaders) phase(ph, h->leaders, (dmpi_coll_args){.coll = DMPI_COLL_BARRIER});
+    phase(ph, h->node, (dmpi_coll_args){.coll = DMPI_COLL_BARRIER});
 }
 
 /* ------------------------------------------------------------- bcast
  * The root's node first spreads the data in the node when the root is not
  * its leader; then the leaders; then every other node (and the root's, when
  * the root leads it) from its leader. One node phase per node. */
-static int bcast(dmpi_comm *c, hier *h, const dmpi_coll_args *a)
+static void bcast(phases *ph, hier *h, const dmpi_coll_args *a)
 {
     int root = a->root, rk = h->node_idx[root];
     bool first = h->myk == rk && root != h->leader[rk];
     dmpi_coll_args b = {.coll = DMPI_COLL_BCAST, .rbuf = a->rbuf, .rcount = a->rcount,
                         .rdt = a->rdt};
-    int rc = MPI_SUCCESS;
-    (void)c;
     if (first) {
         b.root = h->local_idx[root];
-        keep(&rc, run(h->node, b));
+        phase(ph, h->node, b);
     }
     if (h->leaders) {
         b.root = rk;
-        keep(&rc, run(h->leaders, b));
+        phase(ph, h->leaders, b);
     }
     if (!first) {
         b.root = 0;
-        keep(&rc, run(h->node, b));
+        phase(ph, h->node, b);
     }
-    return rc;
 }
 
 /* ------------------------------------------------------------ reduce
@@ -254,7 +281,7 @@ static int bcast(dmpi_comm *c, hier *h, const dmpi_coll_args *a)
  * root. Otherwise the other nodes do the same towards the root's leader,
  * which adds its own input (leaders phase) and brings the result into its
  * node's reduction to the root. Commutative ops only. */
-static int reduce(dmpi_comm *c, hier *h, const dmpi_coll_args *a)
+static void reduce(phases *ph, dmpi_comm *c, hier *h, const dmpi_coll_args *a)
 {
     int root = a->root, rk = h->node_idx[root], me = c->rank;
     bool lead = h->myl == 0;
@@ -262,46 +289,47 @@ static int reduce(dmpi_comm *c, hier *h, const dmpi_coll_args *a)
                         .op = a->op};
     void *base = NULL, *tmp = NULL;
     if (lead && me != root) {
-        tmp = dmpi_coll_tmp(a->rcount, a->rdt, &base);
-        if (!tmp) return MPI_ERR_NO_MEM;
+        tmp = phase_tmp(ph, a->rcount, a->rdt, &base);
+        if (!tmp) {
+            keep(&ph->rc, MPI_ERR_NO_MEM);
+            return;
+        }
     }
-    int rc = MPI_SUCCESS;
     if (h->myk != rk || root == h->leader[rk]) {
         /* node phase to the leader, then leaders to node rk's leader */
         r.sbuf = a->sbuf;
         r.rbuf = me == root ? a->rbuf : tmp;
         r.root = 0;
-        keep(&rc, run(h->node, r));
+        phase(ph, h->node, r);
         if (lead) {
             r.sbuf = me == root ? MPI_IN_PLACE : tmp;
             r.rbuf = me == root ? a->rbuf : NULL;
             r.root = rk;
-            keep(&rc, run(h->leaders, r));
+            phase(ph, h->leaders, r);
         }
     } else if (lead) {
         /* the root's node, root elsewhere in it: leaders, then node */
         r.sbuf = a->sbuf;
         r.rbuf = tmp;
         r.root = rk;
-        keep(&rc, run(h->leaders, r));
+        phase(ph, h->leaders, r);
         r.sbuf = tmp;
         r.rbuf = NULL;
         r.root = h->local_idx[root];
-        keep(&rc, run(h->node, r));
+        phase(ph, h->node, r);
     } else {
         r.sbuf = a->sbuf;
         r.rbuf = me == root ? a->rbuf : NULL;
         r.root = h->local_idx[root];
-        keep(&rc, run(h->node, r));
+        phase(ph, h->node, r);
     }
     free(base);
-    return rc;
 }
 
 /* --------------------------------------------------------- allreduce
  * Reduce to the leaders, allreduce among them, bcast in the node: every
  * process gets the leaders' bits. */
-static int allreduce(hier *h, const dmpi_coll_args *a)
+static void allreduce(phases *ph, hier *h, const dmpi_coll_args *a)
 {
     bool lead = h->myl == 0;
     bool in_place = a->sbuf == MPI_IN_PLACE;
@@ -314,15 +342,13 @@ static int allreduce(hier *h, const dmpi_coll_args *a)
         r.sbuf = in_place ? a->rbuf : a->sbuf;
         r.rbuf = NULL;
     }
-    int rc = run(h->node, r);
+    phase(ph, h->node, r);
     if (lead)
-        keep(&rc, run(h->leaders, (dmpi_coll_args){.coll = DMPI_COLL_ALLREDUCE,
-                                                    .sbuf = MPI_IN_PLACE, .rbuf = a->rbuf,
-                                                    .rcount = a->rcount, .rdt = a->rdt,
-                                                    .op = a->op}));
-    keep(&rc, run(h->node, (dmpi_coll_args){.coll = DMPI_COLL_BCAST, .rbuf = a->rbuf,
-                                            .rcount = a->rcount, .rdt = a->rdt, .root = 0}));
-    return rc;
+        phase(ph, h->leaders, (dmpi_coll_args){.coll = DMPI_COLL_ALLREDUCE, .sbuf = MPI_IN_PLACE,
+                                               .rbuf = a->rbuf, .rcount = a->rcount,
+                                               .rdt = a->rdt, .op = a->op});
+    phase(ph, h->node, (dmpi_coll_args){.coll = DMPI_COLL_BCAST, .rbuf = a->rbuf,
+                                        .rcount = a->rcount, .rdt = a->rdt, .root = 0});
 }
 
 /* Where node-major position q starts in a packed temporary: off[q] when
@@ -1018,27 +1044,58 @@ static bool wanted(const hier *h, const dmpi_coll_args *a, int p, int r)
     }
 }
 
-bool dmpi_coll_hier_try(dmpi_comm *c, const dmpi_coll_args *a, int *rc)
+/* The collectives whose phases go through phases (blocking or scheduled). */
+static bool in_phases(phases *ph, dmpi_comm *c, hier *h, const dmpi_coll_args *a)
+{
+    switch (a->coll) {
+    case DMPI_COLL_BARRIER: barrier(ph, h); return true;
+    case DMPI_COLL_BCAST: bcast(ph, h, a); return true;
+    case DMPI_COLL_REDUCE: reduce(ph, c, h, a); return true;
+    case DMPI_COLL_ALLREDUCE: allreduce(ph, h, a); return true;
+    default: return false;
+    }
+}
+
+/* The hierarchy for c if a collective may take it now without building
+ * anything: NULL otherwise. */
+static hier *usable(dmpi_comm *c, const dmpi_coll_args *a)
 {
     if (knob < 0) knob = dmpi_knob(DMPI_KNOB_COLL_HIER) != 0;
     if (!knob || c->size < 3 || c->remote_group || c->coll_state || a->coll >= DMPI_COLL_NCOLLS)
-        return false;
+        return NULL;
     hier *h = c->hier;
     if (!h) {
         if (dmpi_comm_on_one_node(c)) {
             c->hier = &not_hier;
-            return false;
+            return NULL;
         }
         c->hier = h = tables(c);
     }
-    if (h->state == H_NO || h->state == H_BUILDING) return false;
-    if (!wanted(h, a, c->size, c->rank)) return false;
+    if (h->state == H_NO || h->state == H_BUILDING) return NULL;
+    return wanted(h, a, c->size, c->rank) ? h : NULL;
+}
+
+bool dmpi_coll_hier_sched(dmpi_sched *s, dmpi_comm *c, const dmpi_coll_args *a)
+{
+    hier *h = usable(c, a);
+    if (!h || h->state != H_READY) return false;
+    phases ph = {.s = s, .rc = MPI_SUCCESS};
+    if (!in_phases(&ph, c, h, a)) return false;
+    if (ph.rc != MPI_SUCCESS) dmpi_sched_fail(s, ph.rc);
+    return true;
+}
+
+bool dmpi_coll_hier_try(dmpi_comm *c, const dmpi_coll_args *a, int *rc)
+{
+    hier *h = usable(c, a);
+    if (!h) return false;
     if (h->state == H_TABLES && !build(c, h)) return false;
+    phases ph = {.s = NULL, .rc = MPI_SUCCESS};
+    if (in_phases(&ph, c, h, a)) {
+        *rc = ph.rc;
+        return true;
+    }
     switch (a->coll) {
-    case DMPI_COLL_BARRIER: *rc = barrier(h); break;
-    case DMPI_COLL_BCAST: *rc = bcast(c, h, a); break;
-    case DMPI_COLL_REDUCE: *rc = reduce(c, h, a); break;
-    case DMPI_COLL_ALLREDUCE: *rc = allreduce(h, a); break;
     case DMPI_COLL_ALLGATHER:
     case DMPI_COLL_ALLGATHERV: *rc = allgather(c, h, a); break;
     case DMPI_COLL_ALLTOALL:

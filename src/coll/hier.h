@@ -10,7 +10,10 @@
  *   - leaders: one process per node, the leaders, in comm rank order of
  *              the leaders (rank k = node index k); NULL elsewhere.
  * Both run their phases through the ordinary dispatch (dmpi_coll_run).
- * Nonblocking and persistent collectives never come here. */
+ * Nonblocking and persistent barrier, bcast, reduce and allreduce take the
+ * same phases as one schedule (dmpi_coll_hier_sched), once a blocking
+ * collective has made the subcommunicators (a nonblocking call cannot
+ * wait for their making); every other nonblocking collective runs flat. */
 #ifndef DMPI_COLL_HIER_H
 #define DMPI_COLL_HIER_H
 
@@ -21,6 +24,11 @@
  * size and op) and returns true with the result in *rc; false: run it
  * flat. Every process of c makes the same choice. */
 bool dmpi_coll_hier_try(dmpi_comm *c, const dmpi_coll_args *a, int *rc);
+/* Appends to s the phases of the nonblocking or persistent collective a
+ * on c and returns true if that is the choice for it (as for the blocking
+ * call, and c's subcommunicators exist already); false: build it flat.
+ * Every process of c makes the same choice. */
+bool dmpi_coll_hier_sched(struct dmpi_sched *s, dmpi_comm *c, const dmpi_coll_args *a);
 /* c goes away: release its subcommunicators and tables (local). */
 void dmpi_coll_hier_gone(dmpi_comm *c);
 

@@ -12,7 +12,12 @@
  * checked untouched), a strided send type against a contiguous receive
  * type, MPI_IN_PLACE, built-in and user ops (commutative, and one that is
  * not: the result is then rank 0's value). Allreduce of doubles must give
- * the same bits on every process. Every result is computed locally. */
+ * the same bits on every process. Every result is computed locally.
+ * With the argument "form=i" (or "form=p") barrier, bcast, reduce and
+ * allreduce run as nonblocking (or persistent, started twice where that
+ * gives the same result) calls after a blocking barrier has set up the
+ * phases, and a burst of them is left outstanding and completed in
+ * reverse order. */
 #include "common.h"
 
 #include "coll_hier.h"
@@ -86,6 +91,63 @@ static int expect_op(MPI_Op op, int p, long k, int s)
 
 static char ctx[256];
 
+/* 'b' blocking, 'i' nonblocking, 'p' persistent: how barrier, bcast,
+ * reduce and allreduce are called */
+static char form = 'b';
+
+/* Completes r as the form wants: waits (i), or starts it `starts` times,
+ * waiting each time, and frees it (p). */
+static void complete(MPI_Request *r, int starts)
+{
+    if (form == 'i') {
+        MPI_CHK(MPI_Wait(r, MPI_STATUS_IGNORE));
+        return;
+    }
+    for (int i = 0; i < starts; i++) {
+        MPI_CHK(MPI_Start(r));
+        MPI_CHK(MPI_Wait(r, MPI_STATUS_IGNORE));
+    }
+    MPI_CHK(MPI_Request_free(r));
+}
+
+static void do_bcast(void *b, int n, MPI_Datatype dt, int root, MPI_Comm c)
+{
+    MPI_Request r;
+    if (form == 'b') MPI_CHK(MPI_Bcast(b, n, dt, root, c));
+    else if (form == 'i') MPI_CHK(MPI_Ibcast(b, n, dt, root, c, &r));
+    else MPI_CHK(MPI_Bcast_init(b, n, dt, root, c, MPI_INFO_NULL, &r));
+    if (form != 'b') complete(&r, 2);
+}
+
+/* root < 0: allreduce. A persistent one is started twice unless some
+ * process reduces in place (a second start would reduce again there):
+ * every process must start it as often. */
+static void do_reduce(const void *sb, void *rb, int n, MPI_Datatype dt, MPI_Op op, int root,
+                      MPI_Comm c, bool any_in_place)
+{
+    MPI_Request r;
+    int starts = any_in_place ? 1 : 2;
+    if (root < 0) {
+        if (form == 'b') MPI_CHK(MPI_Allreduce(sb, rb, n, dt, op, c));
+        else if (form == 'i') MPI_CHK(MPI_Iallreduce(sb, rb, n, dt, op, c, &r));
+        else MPI_CHK(MPI_Allreduce_init(sb, rb, n, dt, op, c, MPI_INFO_NULL, &r));
+    } else {
+        if (form == 'b') MPI_CHK(MPI_Reduce(sb, rb, n, dt, op, root, c));
+        else if (form == 'i') MPI_CHK(MPI_Ireduce(sb, rb, n, dt, op, root, c, &r));
+        else MPI_CHK(MPI_Reduce_init(sb, rb, n, dt, op, root, c, MPI_INFO_NULL, &r));
+    }
+    if (form != 'b') complete(&r, starts);
+}
+
+static void do_barrier(MPI_Comm c)
+{
+    MPI_Request r;
+    if (form == 'b') MPI_CHK(MPI_Barrier(c));
+    else if (form == 'i') MPI_CHK(MPI_Ibarrier(c, &r));
+    else MPI_CHK(MPI_Barrier_init(c, MPI_INFO_NULL, &r));
+    if (form != 'b') complete(&r, 2);
+}
+
 static const long counts[] = {0, 1, 1000, 100000};
 #define NCOUNTS (int)(sizeof counts / sizeof counts[0])
 
@@ -101,7 +163,7 @@ static void test_bcast(MPI_Comm c, int me, int p, const char *cname)
                 int *b = alloc_ints(n * t->stride);
                 if (me == root) fill(b, t, n, root, 0, s);
                 snprintf(ctx, sizeof ctx, "%s bcast %s n=%ld root=%d", cname, t->name, n, root);
-                MPI_CHK(MPI_Bcast(b, (int)n, t->dt, root, c));
+                do_bcast(b, (int)n, t->dt, root, c);
                 CHECK_BUF(b, t, n, 0, val(root, k, s));
                 free(b);
             }
@@ -128,11 +190,8 @@ static void test_reduce(MPI_Comm c, int me, int p, const char *cname, bool all)
                         snprintf(ctx, sizeof ctx, "%s %s %s %s n=%ld root=%d%s", cname,
                                  all ? "allreduce" : "reduce", t->name, op_name(op), n, root,
                                  inplace ? " in place" : "");
-                        if (all)
-                            MPI_CHK(MPI_Allreduce(ip ? MPI_IN_PLACE : sb, rb, (int)n, t->dt, op, c));
-                        else
-                            MPI_CHK(MPI_Reduce(ip ? MPI_IN_PLACE : sb, rb, (int)n, t->dt, op,
-                                               root, c));
+                        do_reduce(ip ? MPI_IN_PLACE : sb, rb, (int)n, t->dt, op, all ? -1 : root,
+                                  c, inplace);
                         if (all || me == root) CHECK_BUF(rb, t, n, 0, expect_op(op, p, k, s));
                         else CHECK_BUF(rb, t, n, 0, HOLE); /* untouched */
                         free(sb);
@@ -148,9 +207,9 @@ static void test_allreduce_bits(MPI_Comm c, int me, int p, const char *cname)
     double *x = t_malloc((size_t)n * sizeof *x), *y = t_malloc((size_t)n * sizeof *y),
            *z = t_malloc((size_t)n * sizeof *z);
     for (int i = 0; i < n; i++) x[i] = (i % 2 ? 1e16 : 1.0) * (1.0 + me * 0.3333333) / (i + 1);
-    MPI_CHK(MPI_Allreduce(x, y, n, MPI_DOUBLE, MPI_SUM, c));
+    do_reduce(x, y, n, MPI_DOUBLE, MPI_SUM, -1, c, false);
     memcpy(z, y, (size_t)n * sizeof *z);
-    MPI_CHK(MPI_Bcast(z, n, MPI_DOUBLE, p - 1, c));
+    do_bcast(z, n, MPI_DOUBLE, p - 1, c);
     snprintf(ctx, sizeof ctx, "%s allreduce double bits", cname);
     CHECK(memcmp(y, z, (size_t)n * sizeof *y) == 0, "%s: differs from rank %d's", ctx, p - 1);
     free(x);
@@ -232,13 +291,49 @@ static void test_moves(MPI_Comm c, int me, int p, const char *cname)
 /* Repeated barriers complete, and point-to-point traffic still flows. */
 static void test_barrier(MPI_Comm c, int me, int p, const char *cname)
 {
-    for (int i = 0; i < 5; i++) MPI_CHK(MPI_Barrier(c));
+    MPI_CHK(MPI_Barrier(c)); /* blocking: sets up the phases */
+    for (int i = 0; i < 5; i++) do_barrier(c);
     int right = (me + 1) % p, leftr = (me - 1 + p) % p, got = -1;
     MPI_CHK(MPI_Sendrecv(&me, 1, MPI_INT, right, 9, &got, 1, MPI_INT, leftr, 9, c,
                          MPI_STATUS_IGNORE));
     snprintf(ctx, sizeof ctx, "%s barrier", cname);
     CHECK(got == leftr, "%s: ring got %d want %d", ctx, got, leftr);
     MPI_CHK(MPI_Barrier(c));
+}
+
+/* Nonblocking only: a burst of collectives left outstanding together (a
+ * bcast from every root, an allreduce, a reduce to the last rank, a
+ * barrier), completed in reverse order. */
+static void test_burst(MPI_Comm c, int me, int p, const char *cname)
+{
+    enum { N = 1000 };
+    int nreq = p + 3;
+    MPI_Request *r = t_malloc((size_t)nreq * sizeof *r);
+    int *b = alloc_ints((long)p * N), *sum = alloc_ints(N), *red = alloc_ints(N),
+        *mine = alloc_ints(N);
+    for (int root = 0; root < p; root++) {
+        if (me == root) fill(b + (long)root * N, &t_int, N, root, 0, 31);
+        MPI_CHK(MPI_Ibcast(b + (long)root * N, N, MPI_INT, root, c, &r[root]));
+    }
+    fill(mine, &t_int, N, me, 0, 37);
+    MPI_CHK(MPI_Iallreduce(mine, sum, N, MPI_INT, MPI_SUM, c, &r[p]));
+    MPI_CHK(MPI_Ireduce(mine, red, N, MPI_INT, MPI_MAX, p - 1, c, &r[p + 1]));
+    MPI_CHK(MPI_Ibarrier(c, &r[p + 2]));
+    for (int i = nreq - 1; i >= 0; i--) MPI_CHK(MPI_Wait(&r[i], MPI_STATUS_IGNORE));
+    for (int root = 0; root < p; root++) {
+        snprintf(ctx, sizeof ctx, "%s burst ibcast root=%d", cname, root);
+        CHECK_BUF(b + (long)root * N, &t_int, N, 0, val(root, k, 31));
+    }
+    snprintf(ctx, sizeof ctx, "%s burst iallreduce", cname);
+    CHECK_BUF(sum, &t_int, N, 0, expect_op(MPI_SUM, p, k, 37));
+    snprintf(ctx, sizeof ctx, "%s burst ireduce", cname);
+    if (me == p - 1) CHECK_BUF(red, &t_int, N, 0, expect_op(MPI_MAX, p, k, 37));
+    else CHECK_BUF(red, &t_int, N, 0, HOLE);
+    free(b);
+    free(sum);
+    free(red);
+    free(mine);
+    free(r);
 }
 
 static void test_comm(MPI_Comm c, const char *cname)
@@ -252,12 +347,15 @@ static void test_comm(MPI_Comm c, const char *cname)
     test_reduce(c, me, p, cname, true);
     test_allreduce_bits(c, me, p, cname);
     test_moves(c, me, p, cname);
+    if (form == 'i') test_burst(c, me, p, cname);
     test_barrier(c, me, p, cname);
 }
 
 int main(int argc, char **argv)
 {
     hier_settings(argc, argv);
+    for (int i = 1; i < argc; i++)
+        if (!strncmp(argv[i], "form=", 5)) form = argv[i][5];
     t_init(&argc, &argv);
     hier_types();
     MPI_Op_create(uadd, 1, &op_uadd);
