@@ -117,19 +117,21 @@ static int mrecv_common(const char *fn, void *buf, MPI_Count count, MPI_Datatype
     dmpi_datatype *dt;
     DMPI_GET_DTYPE(dt, NULL, type, fn);
     DMPI_CHECK_BUF(NULL, buf, count, dt, fn);
-    if (*message == MPI_MESSAGE_NO_PROC) {
+    if (*message == MPI_MESSAGE_NO_PROC) { /* a receive from MPI_PROC_NULL: done at once */
         *message = MPI_MESSAGE_NULL;
-        dmpi_request *r = dmpi_request_alloc(DMPI_REQ_RECV);
-        if (!r) return dmpi_error_noobj(MPI_ERR_NO_MEM, fn, "out of memory");
-        r->status.MPI_SOURCE = MPI_PROC_NULL;
-        r->status.MPI_TAG = MPI_ANY_TAG;
-        dmpi_request_complete(r);
-        if (req) *req = dmpi_request_handle(r);
-        else {
-            MPI_Status st;
-            dmpi_wait(r, &st);
-            if (status != MPI_STATUS_IGNORE) dmpi_status_out(status, &st);
+        if (!req) {
+            proc_null_status(status);
+            return MPI_SUCCESS;
         }
+        dmpi_lock(); /* the requests' free list is shared by every thread */
+        dmpi_request *r = dmpi_request_alloc(DMPI_REQ_RECV);
+        if (r) {
+            r->status.MPI_SOURCE = MPI_PROC_NULL;
+            dmpi_request_complete(r);
+        }
+        dmpi_unlock();
+        if (!r) return dmpi_error_noobj(MPI_ERR_NO_MEM, fn, "out of memory");
+        *req = dmpi_request_handle(r);
         return MPI_SUCCESS;
     }
     dmpi_unexp *u = (dmpi_unexp *)(void *)*message;

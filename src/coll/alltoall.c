@@ -132,9 +132,14 @@ static void build(dmpi_sched *s, dmpi_comm *c, const dmpi_coll_args *a, int coll
     }
     dmpi_sched_copy(s, SND(r), RCV(r));
     if (p == 1) return;
-    MPI_Count bytes = 0;
-    for (int i = 0; i < p; i++) bytes += b->rcv.count[i] * b->rcv.dt[i]->size;
-    if (bytes == 0) return;
+    /* The algorithm is chosen by what this rank receives; a rank that
+     * receives nothing in alltoallv/w may still have blocks to send. */
+    MPI_Count bytes = 0, sent = 0;
+    for (int i = 0; i < p; i++) {
+        bytes += b->rcv.count[i] * b->rcv.dt[i]->size;
+        sent += b->snd.count[i] * b->snd.dt[i]->size;
+    }
+    if (bytes == 0 && sent == 0) return;
     int algo = dmpi_coll_choose(coll, bytes, p);
     if (coll == DMPI_COLL_ALLTOALL && algo == DMPI_ALLTOALL_BRUCK) bruck(s, p, r, b);
     else if (algo == DMPI_ALLTOALL_PAIRWISE) pairwise(s, p, r, b);

@@ -95,6 +95,20 @@ static bool find_gap(bbuf *bb, size_t need, size_t *off, bblock ***insert_at)
     return true;
 }
 
+/* Room for need bytes among the messages still in flight (the completed
+ * ones reaped already). If there is none, progress passes may complete
+ * more (a reply already in the ring), as long as they find work: MPI 4.1
+ * sec. 3.6.2, the model implementation tests the pending sends before it
+ * decides the buffer is full. */
+static bool make_room(bbuf *bb, size_t need, size_t *off, bblock ***insert_at)
+{
+    while (!find_gap(bb, need, off, insert_at)) {
+        if (!dmpi_progress()) return false;
+        reap(bb);
+    }
+    return true;
+}
+
 int dmpi_bsend_copy(const void *buf, MPI_Count count, dmpi_datatype *dt, int dest, int tag,
                     dmpi_comm *c, const char *fn)
 {
@@ -118,7 +132,7 @@ int dmpi_bsend_copy(const void *buf, MPI_Count count, dmpi_datatype *dt, int des
         while (*at) at = &(*at)->next;
     } else {
         size_t off;
-        if (!find_gap(bb, need, &off, &at)) {
+        if (!make_room(bb, need, &off, &at)) {
             free(b);
             return dmpi_error(c, MPI_ERR_BUFFER, fn,
                               "attached buffer (%zu bytes) too small for this %zu-byte message "

@@ -221,14 +221,15 @@ int dmpi_rma_acc(dmpi_win *w, dmpi_rma_buf o, const dmpi_rma_buf *res, int t, MP
         snprintf(why, whylen, "accumulate operations take predefined operations only");
         return MPI_ERR_OP;
     }
+    /* An empty accumulate moves nothing: any op/type pair is fine (as
+     * MPICH and mpi4py expect), and a target type without elements (a
+     * contiguous type of none) has no basic type to check. */
+    bool empty = tg.count == 0 || tg.dt->size == 0;
     dmpi_datatype *bdt = dmpi_rma_basic(tg.dt);
-    if (!bdt) {
+    if (!bdt && !empty) {
         snprintf(why, whylen, "the target datatype mixes basic types");
         return MPI_ERR_TYPE;
     }
-    /* An empty accumulate moves nothing: any op/type pair is fine (as
-     * MPICH and mpi4py expect). */
-    bool empty = tg.count == 0 || tg.dt->size == 0;
     if (!empty && !op_ok(op, bdt)) {
         snprintf(why, whylen, "%s is not defined on %s", dmpi_op_name(op), type_name(bdt));
         return MPI_ERR_OP;
@@ -239,14 +240,14 @@ int dmpi_rma_acc(dmpi_win *w, dmpi_rma_buf o, const dmpi_rma_buf *res, int t, MP
         if (rc == MPI_SUCCESS) rc = same_size(o, tg, "origin", why, whylen);
     }
     if (rc == MPI_SUCCESS && res) {
-        rc = check_basic(*res, bdt, "result", why, whylen);
+        if (!empty) rc = check_basic(*res, bdt, "result", why, whylen);
         if (rc == MPI_SUCCESS) rc = same_size(*res, tg, "result", why, whylen);
     }
     uintptr_t addr;
     MPI_Aint lo, hi;
     if (rc == MPI_SUCCESS) rc = locate(w, t, disp, tg.count, tg.dt, &addr, &lo, &hi, why, whylen);
+    if (rc != MPI_SUCCESS || empty) return rc;
     MPI_Count n = tg.count * tg.dt->size / bdt->size;
-    if (rc != MPI_SUCCESS || n == 0) return rc;
 
     void *oalloc = NULL, *ralloc = NULL;
     const void *operand = noop ? NULL : as_array(o, bdt, n, &oalloc, true);

@@ -287,9 +287,13 @@ static void t_alltoall(int n, int in_place)
     free(rb);
 }
 
-/* v/w: from sends acnt(from, to) elements to `to`. */
+/* v/w: from sends acnt(from, to) elements to `to`.  Skewed: the count
+ * depends on the receiver only and rank 0 receives nothing, though it
+ * sends to everyone else (a rank with nothing to receive must still send). */
+static bool g_skew;
 static int acnt(int n, int from, int to)
 {
+    if (g_skew) return to == 0 ? 0 : 1 + to;
     return n == 0 ? 0 : (from + 2 * to) % 5 == 3 ? 0 : n + (from * 3 + to) % 7;
 }
 
@@ -519,6 +523,10 @@ static void run_all(void)
             t_reduce_scatter(n, ip, 1);
         }
     }
+    g_skew = true;
+    t_alltoallv(0, 0, 0);
+    t_alltoallv(0, 0, 1);
+    g_skew = false;
 }
 
 int main(int argc, char **argv)

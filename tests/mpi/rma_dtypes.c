@@ -3,7 +3,11 @@
  * indexed-block types, a struct and a resized type (all of MPI_INT), a
  * vector of doubles, and the pair type MPI_2INT with MPI_MAXLOC. Windows
  * made by MPI_Win_create (private memory) and MPI_Win_allocate; each rank
- * works on its right neighbour's window under fences. */
+ * works on its right neighbour's window under fences. Empty transfers
+ * (count 0, or a type of size 0 such as a contiguous type of no ints, on
+ * any side, NULL buffers) succeed and change nothing (sec. 12.3: a
+ * transfer of no data is valid; the accumulate type rules concern
+ * elements, and there are none). */
 #include "common.h"
 
 #define N 512 /* ints in each window */
@@ -91,6 +95,46 @@ static void run(MPI_Win win, int *mem, const char *fn)
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) MPI_Type_free(&all[i]);
 }
 
+/* Every call on empty data succeeds (the window's handler returns) and
+ * leaves the target's memory alone. */
+static void empty(MPI_Win win, int *mem, const char *fn)
+{
+    int right = (t_rank + 1) % t_size;
+    MPI_Datatype none, one;
+    MPI_Type_contiguous(0, MPI_INT, &none); /* size 0, no basic type */
+    MPI_Type_contiguous(1, MPI_INT, &one);
+    MPI_Type_commit(&none);
+    MPI_Type_commit(&one);
+    MPI_Datatype ty[4] = {none, one, MPI_INT, MPI_DOUBLE};
+    int buf[4] = {0}, res[4] = {0};
+    for (int i = 0; i < N; i++) mem[i] = val(t_rank, i);
+    MPI_CHK(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
+    MPI_CHK(MPI_Win_fence(0, win));
+    /* every triple of origin, result and target types; one element of the
+     * empty type, none of the others */
+    for (int a = 0; a < 4; a++)
+        for (int b = 0; b < 4; b++)
+            for (int c = 0; c < 4; c++) {
+                MPI_Datatype o = ty[a], r = ty[b], t = ty[c];
+                int on = a == 0, rn = b == 0, tn = c == 0;
+                MPI_CHK(MPI_Put(buf, on, o, right, 0, tn, t, win));
+                MPI_CHK(MPI_Get(buf, on, o, right, 0, tn, t, win));
+                MPI_CHK(MPI_Accumulate(buf, on, o, right, 0, tn, t, MPI_SUM, win));
+                MPI_CHK(MPI_Accumulate(NULL, on, o, right, 0, tn, t, MPI_REPLACE, win));
+                MPI_CHK(MPI_Get_accumulate(buf, on, o, res, rn, r, right, 0, tn, t, MPI_SUM,
+                                           win));
+                MPI_CHK(MPI_Get_accumulate(NULL, on, o, NULL, rn, r, right, 0, tn, t,
+                                           MPI_NO_OP, win));
+            }
+    MPI_CHK(MPI_Win_fence(0, win));
+    for (int i = 0; i < N; i++)
+        CHECK(mem[i] == val(t_rank, i), "%s: empty transfers changed int %d to %d", fn, i,
+              mem[i]);
+    MPI_CHK(MPI_Win_set_errhandler(win, MPI_ERRORS_ARE_FATAL));
+    MPI_Type_free(&none);
+    MPI_Type_free(&one);
+}
+
 int main(int argc, char **argv)
 {
     t_init(&argc, &argv);
@@ -98,10 +142,12 @@ int main(int argc, char **argv)
     int *mem = t_malloc(N * sizeof(int));
     MPI_CHK(MPI_Win_create(mem, N * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win));
     run(win, mem, "create");
+    empty(win, mem, "create");
     MPI_CHK(MPI_Win_free(&win));
     free(mem);
     MPI_CHK(MPI_Win_allocate(N * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win));
     run(win, mem, "allocate");
+    empty(win, mem, "allocate");
     MPI_CHK(MPI_Win_free(&win));
     return t_finish();
 }

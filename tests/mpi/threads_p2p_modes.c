@@ -9,7 +9,14 @@
  *  - persistent sends and receives (MPI_Send_init/Recv_init, restarted);
  *  - synchronous sends (MPI_Ssend, MPI_Issend);
  *  - cancel of a receive that nothing matches (MPI_Test_cancelled true);
- *  - MPI_Request_toint/fromint from every thread at once.
+ *  - MPI_Request_toint/fromint from every thread at once;
+ *  - matched probes of MPI_PROC_NULL from every thread at once (MPI 4.1
+ *    sec. 3.8.2: the message is MPI_MESSAGE_NO_PROC, and MPI_Mrecv /
+ *    MPI_Imrecv of it complete at once with source MPI_PROC_NULL, tag
+ *    MPI_ANY_TAG, count 0), mixed with requests of the other kinds: the
+ *    receive of MPI_MESSAGE_NO_PROC once took a request from the shared
+ *    free list without the library's lock, and the list broke (a crash
+ *    in MPI_Isend, found by MPICH's threads/pt2pt/mt_improbe_isendrecv).
  * Sizes 0 B to 256 KiB (eager and rendezvous). Checks data, counts and
  * status fields; the test hangs (and its timeout fails it) if a matched
  * probe or a cancel loses a message. */
@@ -126,6 +133,37 @@ static void *worker(void *arg)
         }
         MPI_Request_free(&r[0]);
         MPI_Request_free(&r[1]);
+    }
+
+    /* matched probes of MPI_PROC_NULL, with real requests in between */
+    for (int it = 0; it < 20000; it++) {
+        MPI_Message msg = MPI_MESSAGE_NULL;
+        MPI_Status st;
+        int flag = 0, rc;
+        if (it % 2 == 0) rc = MPI_Mprobe(MPI_PROC_NULL, 7, MPI_COMM_WORLD, &msg, &st);
+        else rc = MPI_Improbe(MPI_PROC_NULL, 7, MPI_COMM_WORLD, &flag, &msg, &st);
+        TCHECK(rc == MPI_SUCCESS && (it % 2 == 0 || flag) && msg == MPI_MESSAGE_NO_PROC,
+               "probe %d of MPI_PROC_NULL: rc %d flag %d", it, rc, flag);
+        st.MPI_ERROR = MPI_ERR_OTHER;
+        if (it % 4 < 2) {
+            rc = MPI_Mrecv(in, 4, MPI_BYTE, &msg, &st);
+        } else {
+            MPI_Request r = MPI_REQUEST_NULL;
+            rc = MPI_Imrecv(in, 4, MPI_BYTE, &msg, &r);
+            rc |= MPI_Wait(&r, &st);
+        }
+        int count = -1;
+        MPI_Get_count(&st, MPI_BYTE, &count);
+        TCHECK(rc == MPI_SUCCESS && msg == MPI_MESSAGE_NULL && st.MPI_SOURCE == MPI_PROC_NULL &&
+                   st.MPI_TAG == MPI_ANY_TAG && count == 0 && st.MPI_ERROR == MPI_ERR_OTHER,
+               "receive %d of MPI_MESSAGE_NO_PROC: rc %d source %d tag %d count %d error %d", it,
+               rc, st.MPI_SOURCE, st.MPI_TAG, count, st.MPI_ERROR);
+        if (it % 2000 == 0) { /* a request of another kind from the same free list */
+            MPI_Request r[2];
+            MPI_Irecv(in, 8, MPI_BYTE, peer, 400 + t, MPI_COMM_WORLD, &r[0]);
+            MPI_Isend(out, 8, MPI_BYTE, peer, 400 + t, MPI_COMM_WORLD, &r[1]);
+            TCHECK(MPI_Waitall(2, r, MPI_STATUSES_IGNORE) == MPI_SUCCESS, "exchange %d", it);
+        }
     }
 
     /* a receive nobody sends to is cancelled */
