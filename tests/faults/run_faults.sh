@@ -118,7 +118,10 @@ kill_leftovers() {
     return 0
 }
 
-# live processes of this build, on any host or here
+# live processes of this build that belong to this matrix: inside a test
+# host (the hosts are this script's while it runs), or with this run's
+# directory on their command line. Not the same build's processes of other
+# work on this machine outside the test hosts (other jobs, other tests).
 own_procs() {
     local f p
     # shellcheck disable=SC2013
@@ -126,6 +129,10 @@ own_procs() {
         p=${f#/proc/}
         p=${p%/cmdline}
         [ "$p" = "$BGPID" ] && continue # still to be reaped by us
+        case $(host_of "$p") in
+        gone) continue ;;
+        here) grep -qsaF -- "$TMP" "$f" || continue ;;
+        esac
         echo "$p"
     done
 }
