@@ -9,6 +9,10 @@
  *   cas               MPI_Compare_and_swap(int64) + flush
  *   put_bw, get_bw    a window of W operations of each size, then one
  *                     flush; time per operation and MB/s
+ *   acc_bw            the same with MPI_Accumulate(MPI_SUM, int64) (only
+ *                     when asked for with -t)
+ * With --exclusive rank 0 holds MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 1)
+ * instead of MPI_Win_lock_all.
  * Each test runs as many samples; the output is the median and p99 over
  * samples of the time per operation (and MB/s from the median), as
  * dmpi_bench_pt2pt does. The window comes from MPI_Win_allocate, or with
@@ -23,19 +27,21 @@
 
 #include "bench_util.h"
 
-enum { T_PUT, T_GET, T_ACC, T_FOP, T_CAS, T_PUT_BW, T_GET_BW, T_COUNT };
-static const char *const names[T_COUNT] = {"put", "get", "acc", "fop", "cas", "put_bw", "get_bw"};
+enum { T_PUT, T_GET, T_ACC, T_FOP, T_CAS, T_PUT_BW, T_GET_BW, T_ACC_BW, T_COUNT };
+static const char *const names[T_COUNT] = {"put", "get", "acc", "fop", "cas", "put_bw", "get_bw",
+                                           "acc_bw"};
 
 struct options {
     int tests[T_COUNT], ntests;
     size_t sizes[BENCH_MAX_SIZES]; /* for the bandwidth tests */
-    int nsizes, iters, bw_iters, samples, warmup, window, csv, raw, create, alloc_mem;
+    int nsizes, iters, bw_iters, samples, warmup, window, csv, raw, create, alloc_mem, exclusive;
 };
 
 static void usage(void)
 {
     printf("usage: rma_bench [options]   (run with 2 ranks)\n"
-           "  -t LIST        tests: put,get,acc,fop,cas,put_bw,get_bw (default all)\n"
+           "  -t LIST        tests: put,get,acc,fop,cas,put_bw,get_bw (default),\n"
+           "                 acc_bw (sizes a multiple of 8)\n"
            "  -m SIZES       sizes of put_bw/get_bw: a,b,c or min:max, K/M (default 64K,4M)\n"
            "  -i iters       operations per sample of the latency tests (default 100)\n"
            "  -I windows     windows per sample of put_bw/get_bw (default 4)\n"
@@ -44,6 +50,7 @@ static void usage(void)
            "  -w window      operations per flush in put_bw/get_bw (default 16)\n"
            "  --create       window from MPI_Win_create on malloc memory\n"
            "  --alloc-mem    window from MPI_Win_create on MPI_Alloc_mem memory\n"
+           "  --exclusive    MPI_Win_lock(MPI_LOCK_EXCLUSIVE) on rank 1, not lock_all\n"
            "  --csv          test,size,median_us,p99_us,mbps lines\n"
            "  --raw          every sample: test,size,sample,us\n"
            "Times are per operation, each completed by MPI_Win_flush (bandwidth tests:\n"
@@ -53,7 +60,7 @@ static void usage(void)
 static int parse(int argc, char **argv, struct options *o)
 {
     memset(o, 0, sizeof *o);
-    for (int k = 0; k < T_COUNT; k++) o->tests[o->ntests++] = k;
+    for (int k = 0; k < T_ACC_BW; k++) o->tests[o->ntests++] = k;
     o->nsizes = bench_parse_sizes("64K,4M", o->sizes, BENCH_MAX_SIZES);
     o->samples = 100;
     o->warmup = 10;
@@ -67,6 +74,7 @@ static int parse(int argc, char **argv, struct options *o)
         if (!strcmp(a, "--raw")) { o->raw = 1; continue; }
         if (!strcmp(a, "--create")) { o->create = 1; continue; }
         if (!strcmp(a, "--alloc-mem")) { o->create = o->alloc_mem = 1; continue; }
+        if (!strcmp(a, "--exclusive")) { o->exclusive = 1; continue; }
         if (!v) return -1;
         i++;
         if (!strcmp(a, "-t")) {
@@ -114,6 +122,11 @@ static double sample(int t, size_t size, int iters, int window, MPI_Win win, cha
         case T_PUT_BW:
             for (int w = 0; w < window; w++)
                 MPI_Put(buf, (int)size, MPI_BYTE, 1, 0, (int)size, MPI_BYTE, win);
+            break;
+        case T_ACC_BW:
+            for (int w = 0; w < window; w++)
+                MPI_Accumulate(buf, (int)(size / 8), MPI_INT64_T, 1, 0, (int)(size / 8),
+                               MPI_INT64_T, MPI_SUM, win);
             break;
         case T_GET_BW: /* each into its own slot: the gets may be in flight together */
             for (int w = 0; w < window; w++)
@@ -171,11 +184,12 @@ int main(int argc, char **argv)
             printf("# rma_bench on %s, %d ranks (0 and 1 take part), window from %s\n", lib,
                    nranks, o.alloc_mem ? "MPI_Win_create(MPI_Alloc_mem)"
                            : o.create ? "MPI_Win_create(malloc)" : "MPI_Win_allocate");
-            printf("# lock_all + op + flush; %d samples; times in microseconds per operation\n",
-                   o.samples);
+            printf("# %s + op + flush; %d samples; times in microseconds per operation\n",
+                   o.exclusive ? "exclusive lock" : "lock_all", o.samples);
         }
         bench_print_header(o.csv, o.raw);
-        MPI_Win_lock_all(0, win);
+        if (o.exclusive) MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 1, 0, win);
+        else MPI_Win_lock_all(0, win);
         for (int k = 0; k < o.ntests; k++) {
             int t = o.tests[k], bw = t >= T_PUT_BW;
             int nsz = bw ? o.nsizes : 1;
@@ -198,7 +212,8 @@ int main(int argc, char **argv)
                                    med > 0 ? (double)size / med : 0.0);
             }
         }
-        MPI_Win_unlock_all(win);
+        if (o.exclusive) MPI_Win_unlock(1, win);
+        else MPI_Win_unlock_all(win);
     }
     MPI_Barrier(MPI_COMM_WORLD); /* rank 1 (and the rest) wait here */
     MPI_Win_free(&win);

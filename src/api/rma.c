@@ -119,6 +119,9 @@ static inline bool fast_acc(const void *oaddr, MPI_Count ocount, MPI_Datatype od
     dmpi_win_target *tg = n ? dmpi_rma_fast_target(w, t) : NULL;
     char *p = tg ? dmpi_rma_fast_addr(tg, disp, n) : NULL;
     if (!p || ((uintptr_t)p & (es - 1))) return false;
+    /* under an exclusive lock the general path combines a long run of
+     * elements without atomics (rma/ops_direct.c) */
+    if (n >= DMPI_RMA_EXCLUSIVE_RUN && tg->lock == MPI_LOCK_EXCLUSIVE) return false;
     dmpi_rma_elem_ctx c = {ti->kind, dmpi_rma_op_kind(oph), NULL, NULL};
     for (size_t b = 0; b < n; b += es)
         dmpi_rma_elem_atomic(&c, p + b, noop ? NULL : (const char *)oaddr + b,

@@ -38,6 +38,12 @@
  * the operations it knows. */
 enum { DMPI_RMA_K_RAW, DMPI_RMA_K_I32, DMPI_RMA_K_U32, DMPI_RMA_K_I64, DMPI_RMA_K_U64,
        DMPI_RMA_K_F32, DMPI_RMA_K_F64 };
+/* Bytes from which an accumulate under this origin's exclusive lock leaves
+ * the element-by-element fast path for the general one, which combines
+ * the run with the op's plain loop (fewer, and an element atomic costs
+ * about what the general path's set-up does). */
+#define DMPI_RMA_EXCLUSIVE_RUN 1024
+
 enum { DMPI_RMA_O_OTHER, DMPI_RMA_O_SUM, DMPI_RMA_O_PROD, DMPI_RMA_O_MIN, DMPI_RMA_O_MAX,
        DMPI_RMA_O_BAND, DMPI_RMA_O_BOR, DMPI_RMA_O_BXOR, DMPI_RMA_O_REPLACE, DMPI_RMA_O_NO_OP };
 

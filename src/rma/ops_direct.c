@@ -9,7 +9,9 @@
  * atomic: it takes the window's stripe mutex for its address instead, as
  * every other origin does for it, so each location is always updated the
  * same way. The element atomic itself (dmpi_rma_elem_atomic) is in
- * rma/fast.h, shared with the fast paths of the API calls. */
+ * rma/fast.h, shared with the fast paths of the API calls. Under this
+ * origin's exclusive lock on the target nobody else may touch the
+ * elements, so a run of them is combined by the op's plain loop instead. */
 #include "rma/rma.h"
 #include "rma/fast.h"
 #include "coll/coll.h"
@@ -127,6 +129,18 @@ static void locked_elem(dmpi_win *w, int t, const elem_ctx *c, char *p, const vo
     dmpi_rma_acc_unlock(w, t, lo, lo + (MPI_Aint)es);
 }
 
+/* n elements at p (aligned), under this origin's exclusive lock on the
+ * target: no other process may access them until it is released (MPI 4.1
+ * sec. 12.5.3), so they are read and combined as a whole with the op's
+ * plain loop instead of one atomic instruction per element (a 2 MiB
+ * MPI_BXOR accumulate ran at 330 MB/s element by element). */
+static void exclusive_run(const elem_ctx *c, char *p, const void *operand, void *result,
+                          MPI_Count n, size_t es)
+{
+    if (result) memcpy(result, p, (size_t)n * es);
+    if (c->ok != O_NO_OP) dmpi_op_apply(c->op, operand, p, n, c->bdt); /* validity was checked */
+}
+
 static int direct_atomic(dmpi_win *w, int t, uintptr_t taddr, MPI_Count tcount,
                          dmpi_datatype *tdt, dmpi_datatype *bdt, dmpi_op *op,
                          const void *operand, void *result)
@@ -135,8 +149,13 @@ static int direct_atomic(dmpi_win *w, int t, uintptr_t taddr, MPI_Count tcount,
     if ((es != 4 && es != 8) || bdt->extent != (MPI_Aint)es) return DMPI_RMA_NOT_NATIVE;
     elem_ctx c = {type_kind(bdt), dmpi_rma_op_kind(op->handle), op, bdt};
     MPI_Count total = tcount * tdt->size, off = 0, i = 0;
+    bool exclusive = w->tgt[t].lock == MPI_LOCK_EXCLUSIVE;
     if (tdt->contiguous) { /* the usual case: no need to walk the type */
         char *p = (char *)taddr + tdt->true_lb;
+        if (exclusive && ((uintptr_t)p & (es - 1)) == 0) {
+            exclusive_run(&c, p, operand, result, total / (MPI_Count)es, es);
+            return MPI_SUCCESS;
+        }
         for (MPI_Count b = 0; b < total; b += (MPI_Count)es, i++) {
             const void *v = operand ? (const char *)operand + i * es : NULL;
             void *res = result ? (char *)result + i * es : NULL;
@@ -152,6 +171,13 @@ static int direct_atomic(dmpi_win *w, int t, uintptr_t taddr, MPI_Count tcount,
         if (n <= 0 || cov <= 0) return MPI_ERR_INTERN;
         for (int k = 0; k < n; k++) {
             char *p = iov[k].iov_base;
+            MPI_Count run = (MPI_Count)(iov[k].iov_len / es);
+            if (exclusive && ((uintptr_t)p & (es - 1)) == 0) {
+                exclusive_run(&c, p, operand ? (const char *)operand + i * es : NULL,
+                              result ? (char *)result + i * es : NULL, run, es);
+                i += run;
+                continue;
+            }
             for (size_t b = 0; b + es <= iov[k].iov_len; b += es, i++) {
                 const void *v = operand ? (const char *)operand + i * es : NULL;
                 void *res = result ? (char *)result + i * es : NULL;

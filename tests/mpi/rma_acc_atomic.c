@@ -4,7 +4,11 @@
  * int64, a 1000-element int64 array, and Fetch_and_op tickets that must
  * all differ. Under lock_all (everyone at once) and under exclusive locks,
  * on windows of MPI_Win_allocate (native atomics) and MPI_Win_create
- * (private memory: the target's mutex). */
+ * (private memory: the target's mutex). Also a Get_accumulate of 500
+ * int64 into every other element (a strided target type): the sums are
+ * exact, the holes untouched, and under an exclusive lock (where dmpi
+ * combines long runs without atomics) each result is one moment's state:
+ * element j is (j + 1) times the same count. */
 #include "common.h"
 
 #define ITERS 200
@@ -13,7 +17,8 @@
 /* Byte offsets in the window. */
 enum { O_I64 = 0, O_MAX = 8, O_XOR = 16, O_TICKET = 24, O_DBL = 32, O_I32 = 40, O_SHORT = 44,
        O_MISAL = 52 /* int64 at an address that is 4 mod 8 */, O_ARR = 64,
-       BYTES = O_ARR + ARR * 8 };
+       O_STR = O_ARR + ARR * 8 /* ARR int64 slots, every other one accumulated */,
+       BYTES = O_STR + ARR * 8 };
 
 static void run(MPI_Win win, char *mem, int excl, const char *what)
 {
@@ -25,6 +30,11 @@ static void run(MPI_Win win, char *mem, int excl, const char *what)
     double half = 0.5 * (t_rank + 1);
     int64_t *arr = t_malloc(ARR * sizeof(int64_t)), *tickets = t_malloc(ITERS * sizeof(int64_t));
     for (int i = 0; i < ARR; i++) arr[i] = i + t_rank;
+    int64_t *steps = t_malloc(ARR / 2 * sizeof(int64_t)), *snap = t_malloc(ARR / 2 * sizeof(int64_t));
+    for (int j = 0; j < ARR / 2; j++) steps[j] = j + 1;
+    MPI_Datatype every_other;
+    MPI_CHK(MPI_Type_vector(ARR / 2, 1, 2, MPI_INT64_T, &every_other));
+    MPI_CHK(MPI_Type_commit(&every_other));
     if (!excl) MPI_CHK(MPI_Win_lock_all(0, win));
     for (int it = 0; it < ITERS; it++) {
         if (excl) MPI_CHK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win));
@@ -39,11 +49,22 @@ static void run(MPI_Win win, char *mem, int excl, const char *what)
         MPI_CHK(MPI_Accumulate(&ones, 1, MPI_SHORT, 0, O_SHORT, 1, MPI_SHORT, MPI_SUM, win));
         MPI_CHK(MPI_Get_accumulate(&one, 1, MPI_INT64_T, &dummy, 1, MPI_INT64_T, 0, O_MISAL, 1,
                                    MPI_INT64_T, MPI_SUM, win));
-        if (it % 10 == 0)
+        if (it % 10 == 0) {
             MPI_CHK(MPI_Accumulate(arr, ARR, MPI_INT64_T, 0, O_ARR, ARR, MPI_INT64_T, MPI_SUM, win));
+            MPI_CHK(MPI_Get_accumulate(steps, ARR / 2, MPI_INT64_T, snap, ARR / 2, MPI_INT64_T, 0,
+                                       O_STR, 1, every_other, MPI_SUM, win));
+        }
         if (excl) MPI_CHK(MPI_Win_unlock(0, win));
+        if (excl && it % 10 == 0)
+            for (int j = 1; j < ARR / 2; j++)
+                if (snap[j] != snap[0] * (j + 1)) {
+                    CHECK(0, "%s: get_accumulate result element %d is %lld, element 0 %lld", what,
+                          j, (long long)snap[j], (long long)snap[0]);
+                    break;
+                }
     }
     if (!excl) MPI_CHK(MPI_Win_unlock_all(win));
+    MPI_CHK(MPI_Type_free(&every_other));
     MPI_CHK(MPI_Barrier(MPI_COMM_WORLD));
 
     /* every ticket 0 .. size*ITERS-1 handed out exactly once */
@@ -87,9 +108,20 @@ static void run(MPI_Win win, char *mem, int excl, const char *what)
             CHECK(v64 == want, "%s: array element %d is %lld, want %lld", what, i,
                   (long long)v64, (long long)want);
         }
+        for (int i = 0; i < ARR; i++) {
+            int64_t want = i % 2 ? 0 : (int64_t)(ITERS / 10) * t_size * (i / 2 + 1);
+            memcpy(&v64, mem + O_STR + 8 * i, 8);
+            if (v64 != want) {
+                CHECK(0, "%s: strided slot %d is %lld, want %lld", what, i, (long long)v64,
+                      (long long)want);
+                break;
+            }
+        }
     }
     free(all);
     free(arr);
+    free(steps);
+    free(snap);
     free(tickets);
     MPI_CHK(MPI_Barrier(MPI_COMM_WORLD));
 }
